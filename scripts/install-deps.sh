@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything qwen3tts needs to build, test and run on Debian 12, by package name.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git ca-certificates
+  libgtest-dev                       # tests
+  libpcre2-dev libutf8proc-dev       # tokenizer: pre-tokeniser regex, NFC
+  nlohmann-json3-dev                 # config.json, safetensors headers
+  libsndfile1-dev libsoxr-dev        # audio formats, resampling
+  libcurl4-openssl-dev               # Hugging Face hub downloads
+  python3 python3-numpy              # random-weight checkpoints for large-shape tests
+  sox libsox-fmt-all                 # independent audio reader in tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

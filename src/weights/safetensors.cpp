@@ -1,0 +1,202 @@
+#include "weights/safetensors.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+DType parse_dtype(const std::string& s, const std::string& where) {
+    if (s == "F32") return DType::f32;
+    if (s == "F16") return DType::f16;
+    if (s == "BF16") return DType::bf16;
+    if (s == "I64") return DType::i64;
+    if (s == "I32") return DType::i32;
+    if (s == "U8") return DType::u8;
+    if (s == "BOOL") return DType::boolean;
+    throw Error(ErrorCode::format, where + ": unsupported dtype '" + s + "'");
+}
+
+bool is_dir(const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_file(const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw Error(ErrorCode::io, path + ": cannot open (" + std::strerror(errno) + ")");
+    struct stat st;
+    ::fstat(fd, &st);
+    size_ = size_t(st.st_size);
+    if (size_ < 8) {
+        ::close(fd);
+        throw Error(ErrorCode::format, path + ": too short to be a safetensors file (" +
+                                           std::to_string(size_) + " bytes)");
+    }
+    map_ = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (map_ == MAP_FAILED) {
+        map_ = nullptr;
+        throw Error(ErrorCode::io, path + ": mmap failed (" + std::strerror(errno) + ")");
+    }
+    const auto* base = static_cast<const uint8_t*>(map_);
+    uint64_t header_len = 0;
+    std::memcpy(&header_len, base, 8);
+    if (header_len > size_ - 8 || header_len > (100u << 20)) {
+        ::munmap(map_, size_);
+        map_ = nullptr;
+        throw Error(ErrorCode::format, path + ": corrupt safetensors header (declared length " +
+                                           std::to_string(header_len) + " exceeds the file)");
+    }
+    nlohmann::json header;
+    try {
+        header = nlohmann::json::parse(base + 8, base + 8 + header_len);
+    } catch (const std::exception& e) {
+        ::munmap(map_, size_);
+        map_ = nullptr;
+        throw Error(ErrorCode::format, path + ": corrupt safetensors header (" + e.what() + ")");
+    }
+    const size_t data_start = 8 + header_len;
+    const size_t data_size = size_ - data_start;
+    try {
+        for (auto it = header.begin(); it != header.end(); ++it) {
+            if (it.key() == "__metadata__") {
+                for (auto m = it.value().begin(); m != it.value().end(); ++m)
+                    if (m.value().is_string()) metadata_[m.key()] = m.value().get<std::string>();
+                continue;
+            }
+            const std::string where = path + ": tensor " + it.key();
+            const auto& v = it.value();
+            TensorView t;
+            t.name = it.key();
+            t.dtype = parse_dtype(v.at("dtype").get<std::string>(), where);
+            t.shape = v.at("shape").get<std::vector<int64_t>>();
+            const auto offsets = v.at("data_offsets").get<std::vector<uint64_t>>();
+            if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size)
+                throw Error(ErrorCode::format, where + ": data offsets lie outside the file "
+                                                       "(truncated or corrupt file)");
+            for (auto d : t.shape)
+                if (d < 0) throw Error(ErrorCode::format, where + ": negative dimension");
+            if (offsets[1] - offsets[0] != t.nbytes())
+                throw Error(ErrorCode::format, where + ": byte size " +
+                                                   std::to_string(offsets[1] - offsets[0]) +
+                                                   " does not match shape " + t.shape_str() +
+                                                   " of " + dtype_name(t.dtype));
+            t.data = base + data_start + offsets[0];
+            tensors_.emplace(t.name, std::move(t));
+        }
+    } catch (const Error&) {
+        ::munmap(map_, size_);
+        map_ = nullptr;
+        throw;
+    } catch (const std::exception& e) {
+        ::munmap(map_, size_);
+        map_ = nullptr;
+        throw Error(ErrorCode::format, path + ": corrupt safetensors header (" + e.what() + ")");
+    }
+}
+
+SafetensorsFile::~SafetensorsFile() {
+    if (map_) ::munmap(map_, size_);
+}
+
+WeightMap WeightMap::open(const std::string& path, const std::string& stem) {
+    WeightMap w;
+    std::string target = path;
+    if (is_dir(path)) {
+        const std::string single = path + "/" + stem + ".safetensors";
+        const std::string index = single + ".index.json";
+        if (is_file(single)) target = single;
+        else if (is_file(index)) target = index;
+        else
+            throw Error(ErrorCode::io, path + ": no " + stem + ".safetensors or " + stem +
+                                           ".safetensors.index.json in this directory");
+    }
+    w.source_ = target;
+    if (ends_with(target, ".json")) {
+        std::ifstream in(target);
+        if (!in) throw Error(ErrorCode::io, target + ": cannot open");
+        nlohmann::json index;
+        try {
+            index = nlohmann::json::parse(in);
+        } catch (const std::exception& e) {
+            throw Error(ErrorCode::format, target + ": invalid JSON (" + e.what() + ")");
+        }
+        const std::string dir = target.substr(0, target.find_last_of('/') + 1);
+        std::map<std::string, std::shared_ptr<SafetensorsFile>> shards;
+        if (!index.contains("weight_map") || !index["weight_map"].is_object())
+            throw Error(ErrorCode::format, target + ": missing field 'weight_map'");
+        for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
+            const std::string file = it.value().get<std::string>();
+            auto& shard = shards[file];
+            if (!shard) {
+                shard = std::make_shared<SafetensorsFile>(dir + file);
+                w.files_.push_back(shard);
+            }
+            const auto found = shard->tensors().find(it.key());
+            if (found == shard->tensors().end())
+                throw Error(ErrorCode::model, target + ": tensor " + it.key() +
+                                                  " is listed in weight_map but missing from " +
+                                                  file);
+            w.tensors_.emplace(it.key(), found->second);
+        }
+    } else {
+        auto file = std::make_shared<SafetensorsFile>(target);
+        w.files_.push_back(file);
+        w.tensors_ = file->tensors();
+    }
+    return w;
+}
+
+bool WeightMap::has(const std::string& name) const { return tensors_.count(name) != 0; }
+
+const TensorView& WeightMap::get(const std::string& name,
+                                 const std::vector<int64_t>& shape) const {
+    const auto it = tensors_.find(name);
+    if (it == tensors_.end())
+        throw Error(ErrorCode::model, source_ + ": missing tensor " + name +
+                                          (shape.empty() ? "" : " (expected shape " +
+                                                                    shape_to_string(shape) + ")"));
+    if (!shape.empty() && it->second.shape != shape)
+        throw Error(ErrorCode::model, source_ + ": tensor " + name + " has shape " +
+                                          it->second.shape_str() + ", expected " +
+                                          shape_to_string(shape));
+    used_.insert(name);
+    return it->second;
+}
+
+std::vector<std::string> WeightMap::unused() const {
+    std::vector<std::string> out;
+    for (const auto& kv : tensors_)
+        if (!used_.count(kv.first)) out.push_back(kv.first);
+    return out;
+}
+
+size_t WeightMap::total_bytes() const {
+    size_t n = 0;
+    for (const auto& kv : tensors_) n += kv.second.nbytes();
+    return n;
+}
+
+}  // namespace qwen3tts

@@ -1,0 +1,63 @@
+// Memory-mapped safetensors checkpoints. Tensors stay in their stored dtype in the page cache;
+// nothing is copied at load. A WeightMap merges one file or a sharded checkpoint
+// (model.safetensors.index.json) and is the only way model code reaches weights: by Hugging
+// Face name, with shape checks, and with a record of which names were used so the loader can
+// report unexpected tensors.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "weights/tensor.hpp"
+
+namespace qwen3tts {
+
+class SafetensorsFile {
+public:
+    explicit SafetensorsFile(const std::string& path);
+    ~SafetensorsFile();
+    SafetensorsFile(const SafetensorsFile&) = delete;
+    SafetensorsFile& operator=(const SafetensorsFile&) = delete;
+
+    const std::string& path() const { return path_; }
+    const std::map<std::string, TensorView>& tensors() const { return tensors_; }
+    const std::map<std::string, std::string>& metadata() const { return metadata_; }
+    size_t file_size() const { return size_; }
+
+private:
+    std::string path_;
+    void* map_ = nullptr;
+    size_t size_ = 0;
+    std::map<std::string, TensorView> tensors_;
+    std::map<std::string, std::string> metadata_;
+};
+
+class WeightMap {
+public:
+    // `path` is a .safetensors file, a .safetensors.index.json, or a directory holding
+    // `<stem>.safetensors` or `<stem>.safetensors.index.json`.
+    static WeightMap open(const std::string& path, const std::string& stem = "model");
+
+    bool has(const std::string& name) const;
+    // Looks a tensor up by name; throws Error(model) naming the tensor when it is missing or
+    // when `shape` (if given) differs.
+    const TensorView& get(const std::string& name,
+                          const std::vector<int64_t>& shape = {}) const;
+    const std::map<std::string, TensorView>& all() const { return tensors_; }
+
+    // Names present in the checkpoint but never requested through get().
+    std::vector<std::string> unused() const;
+    const std::string& source() const { return source_; }
+    size_t total_bytes() const;
+
+private:
+    std::string source_;
+    std::vector<std::shared_ptr<SafetensorsFile>> files_;
+    std::map<std::string, TensorView> tensors_;
+    mutable std::set<std::string> used_;
+};
+
+}  // namespace qwen3tts

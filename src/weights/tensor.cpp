@@ -1,0 +1,32 @@
+#include "weights/tensor.hpp"
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+std::string shape_to_string(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+std::string TensorView::shape_str() const { return shape_to_string(shape); }
+
+float TensorView::at_f32(int64_t i) const {
+    switch (dtype) {
+        case DType::f32: return static_cast<const float*>(data)[i];
+        case DType::bf16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
+        case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+        default:
+            throw Error(ErrorCode::model, "tensor " + name + " has dtype " + dtype_name(dtype) +
+                                              ", expected a floating-point type");
+    }
+}
+
+std::vector<float> TensorView::to_f32() const {
+    std::vector<float> out(static_cast<size_t>(numel()));
+    for (int64_t i = 0; i < numel(); ++i) out[size_t(i)] = at_f32(i);
+    return out;
+}
+
+}  // namespace qwen3tts

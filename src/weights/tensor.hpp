@@ -1,0 +1,37 @@
+// A read-only view of one checkpoint tensor: its Hugging Face name, dtype, shape (PyTorch
+// order) and a pointer into the memory-mapped file. Views never own their bytes; the
+// SafetensorsFile (or WeightMap) they came from must outlive them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace qwen3tts {
+
+struct TensorView {
+    std::string name;
+    DType dtype = DType::f32;
+    std::vector<int64_t> shape;
+    const void* data = nullptr;
+
+    int64_t numel() const {
+        int64_t n = 1;
+        for (auto d : shape) n *= d;
+        return n;
+    }
+    int64_t dim(int i) const { return shape.at(size_t(i)); }
+    size_t nbytes() const { return size_t(numel()) * dtype_size(dtype); }
+    std::string shape_str() const;
+
+    // Element i widened to float (f32/f16/bf16 tensors).
+    float at_f32(int64_t i) const;
+    // All elements widened to float: for small tensors (norm weights, biases) only.
+    std::vector<float> to_f32() const;
+};
+
+std::string shape_to_string(const std::vector<int64_t>& shape);
+
+}  // namespace qwen3tts
