@@ -7,7 +7,7 @@ packages=(
   libpcre2-dev libutf8proc-dev       # tokenizer: pre-tokeniser regex, NFC
   nlohmann-json3-dev                 # config.json, safetensors headers
   libsndfile1-dev libsoxr-dev        # audio formats, resampling
-  libcurl4-openssl-dev               # Hugging Face hub downloads
+  libcurl4-openssl-dev libssl-dev    # Hugging Face hub downloads, SHA-256
   python3 python3-numpy              # random-weight checkpoints for large-shape tests
   sox libsox-fmt-all                 # independent audio reader in tests
 )

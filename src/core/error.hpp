@@ -1,29 +1,9 @@
-// Error type used across the library: a code plus a message that names the file, tensor,
-// field or value at fault. The C API turns it into a return code and a last-error string.
+// Errors inside the library: the public Error type plus an always-on invariant check.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include "qwen3tts/error.hpp"
 
 namespace qwen3tts {
-
-enum class ErrorCode {
-    invalid_argument = 1,  // a caller-supplied option or value is wrong
-    io = 2,                // a file cannot be opened, read or written
-    format = 3,            // a file is malformed (safetensors, json, npy, audio)
-    model = 4,             // the checkpoint misses tensors or has wrong shapes/dtypes
-    unsupported = 5,       // a valid request this build cannot serve
-    internal = 6,          // a broken invariant (a bug)
-};
-
-class Error : public std::runtime_error {
-public:
-    Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
-    ErrorCode code() const noexcept { return code_; }
-
-private:
-    ErrorCode code_;
-};
 
 [[noreturn]] void fail_invariant(const char* expr, const char* file, int line);
 

@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "weights/hub_cache.hpp"
+#include "weights/hub_pull.hpp"
 
 namespace qwen3tts {
 
@@ -19,13 +21,6 @@ bool is_dir(const std::string& p) {
 std::string env(const char* name) {
     const char* v = std::getenv(name);
     return v ? std::string(v) : std::string();
-}
-
-bool is_commit_hash(const std::string& s) {
-    if (s.size() != 40) return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    return true;
 }
 
 }  // namespace
@@ -50,16 +45,14 @@ ModelRef parse_model_ref(const std::string& spec) {
 
 std::string hf_hub_cache_dir() {
     if (!env("HF_HUB_CACHE").empty()) return env("HF_HUB_CACHE");
+    if (!env("HUGGINGFACE_HUB_CACHE").empty()) return env("HUGGINGFACE_HUB_CACHE");  // old name
     if (!env("HF_HOME").empty()) return env("HF_HOME") + "/hub";
     if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/huggingface/hub";
     return env("HOME") + "/.cache/huggingface/hub";
 }
 
 std::string find_cached_snapshot(const std::string& cache_dir, const ModelRef& ref) {
-    // huggingface_hub's folder name: models--Org--Name
-    const std::string folder = "models--" + ref.repo_id.substr(0, ref.repo_id.find('/')) + "--" +
-             ref.repo_id.substr(ref.repo_id.find('/') + 1);
-    const std::string repo_dir = cache_dir + "/" + folder;
+    const std::string repo_dir = repo_cache_dir(cache_dir, ref.repo_id);
     std::string commit = ref.revision;
     if (!is_commit_hash(commit)) {
         std::ifstream in(repo_dir + "/refs/" + ref.revision);
@@ -70,18 +63,27 @@ std::string find_cached_snapshot(const std::string& cache_dir, const ModelRef& r
 }
 
 std::string resolve_model_dir(const std::string& spec) {
+    PullOptions options;
+    options.on_progress = log_progress();
+    return resolve_model_dir(spec, options);
+}
+
+std::string resolve_model_dir(const std::string& spec, const PullOptions& options) {
     if (spec.empty()) throw Error(ErrorCode::invalid_argument, "no model given (--model)");
     if (is_dir(spec)) return spec;
     if (!looks_like_repo_id(spec))
         throw Error(ErrorCode::io, "model directory '" + spec + "' does not exist");
     const ModelRef ref = parse_model_ref(spec);
-    const std::string cache = hf_hub_cache_dir();
-    const std::string snapshot = find_cached_snapshot(cache, ref);
-    if (snapshot.empty())
+    const HubConfig cfg = HubConfig::from_env();
+    const std::string snapshot = find_cached_snapshot(cfg.cache_dir, ref);
+    if (!snapshot.empty()) return snapshot;
+    if (cfg.offline)
         throw Error(ErrorCode::io, "model '" + spec + "' is neither a local directory nor in the "
-                                   "Hugging Face cache at " + cache + " (revision '" +
-                                   ref.revision + "')");
-    return snapshot;
+                                   "Hugging Face cache at " + cfg.cache_dir + " (revision '" +
+                                   ref.revision + "'), and HF_HUB_OFFLINE=1 forbids "
+                                   "downloading it; unset HF_HUB_OFFLINE, or pass --model "
+                                   "with a local model folder");
+    return pull_model(ref, cfg, options).snapshot_dir;
 }
 
 }  // namespace qwen3tts

@@ -1,0 +1,116 @@
+// qwen3tts C++ API: load an official Qwen3-TTS 12Hz checkpoint (a local directory or a
+// Hugging Face repo id) and turn text into codec frames (and, with the codec, into audio).
+//
+// Ownership and threads: a Model is an immutable, reference-counted handle; copies share the
+// same memory-mapped weights and may be used from any thread. A Synthesizer holds the mutable
+// state of one request at a time (KV caches, RNG, worker threads): use one per concurrent
+// request. All errors are thrown as qwen3tts::Error (see error code and message).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "qwen3tts/error.hpp"
+
+namespace qwen3tts {
+
+
+struct ModelInfo {
+    std::string dir;        // resolved checkpoint directory
+    std::string type;       // "custom_voice", "voice_design" or "base"
+    std::string size;       // "0.6B", "1.7B" (or the raw tts_model_size tag)
+    int64_t hidden_size = 0;
+    int64_t talker_layers = 0;
+    std::vector<std::string> speakers;   // CustomVoice speaker names (lower case)
+    std::vector<std::string> languages;  // "auto" + language names
+    std::vector<std::string> dialects;   // dialect languages reached through speakers
+    bool takes_instruction = false;      // whether --instruct has an effect
+    size_t weight_bytes = 0;
+};
+
+struct LoadOptions {
+    // Pre-tokeniser: "mistral_fixed" (the official loader's behaviour for a local directory)
+    // or "qwen2" (what it does when loading by hub id online). See docs/tokenizer.md.
+    std::string pretokenizer = "mistral_fixed";
+};
+
+enum class Kernels { fast, reference };
+
+struct EngineOptions {
+    int threads = 0;                  // 0 = all online CPUs
+    Kernels kernels = Kernels::fast;  // reference = plain fp32 loops (for verification)
+};
+
+struct SamplingOptions {
+    bool do_sample = true;
+    float temperature = 0.9f;
+    int top_k = 50;
+    float top_p = 1.0f;
+    float repetition_penalty = 1.05f;  // talker only
+};
+
+struct SynthesisOptions {
+    std::string language = "auto";
+    std::string speaker;                   // CustomVoice
+    std::string instruct;                  // VoiceDesign, 1.7B CustomVoice
+    std::string text_layout = "auto";      // "auto", "streaming" or "non-streaming"
+    // Start from Model::default_options() to get the checkpoint's generation_config.json.
+    SamplingOptions talker;
+    SamplingOptions predictor;
+    int max_frames = 0;                    // 0 = model default (max_new_tokens - 1)
+    uint64_t seed = 0;
+};
+
+// Timings of one generation, in milliseconds.
+struct GenerationReport {
+    int64_t prompt_positions = 0;
+    int64_t frames = 0;
+    bool stopped_at_eos = false;
+    double prefill_ms = 0, talker_ms = 0, predictor_ms = 0;
+};
+
+class Model {
+public:
+    static Model load(const std::string& model, const LoadOptions& options = {});
+    ModelInfo info() const;
+    // Default sampling options of the checkpoint (generation_config.json).
+    SynthesisOptions default_options() const;
+    // Token ids of text as the official tokenizer produces them.
+    std::vector<int32_t> tokenize(const std::string& text) const;
+
+    struct Impl;
+    const std::shared_ptr<const Impl>& impl() const { return impl_; }
+
+private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+class Synthesizer {
+public:
+    explicit Synthesizer(const Model& model, const EngineOptions& options = {});
+    ~Synthesizer();
+    Synthesizer(Synthesizer&&) noexcept;
+    Synthesizer& operator=(Synthesizer&&) noexcept;
+
+    // Text → codec frames, [frames × 16] row-major, each code in [0, 2048).
+    // on_frame (optional) receives each frame as soon as it exists; return false to stop.
+    std::vector<int32_t> generate_codes(
+        const std::string& text, const SynthesisOptions& options,
+        const std::function<bool(const int32_t* frame)>& on_frame = {},
+        GenerationReport* report = nullptr);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Codes files: int64 .npy of shape [frames, 16], as the official code's tensors are saved.
+// save writes atomically (temporary name, then rename); load checks shape and range.
+void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes);
+std::vector<int32_t> load_codes_npy(const std::string& path);
+
+}  // namespace qwen3tts

@@ -1,0 +1,51 @@
+#include "api/model_impl.hpp"
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+Model Model::load(const std::string& model, const LoadOptions& options) {
+    PretokenizerRegex regex;
+    if (options.pretokenizer == "mistral_fixed") regex = PretokenizerRegex::mistral_fixed;
+    else if (options.pretokenizer == "qwen2") regex = PretokenizerRegex::qwen2;
+    else
+        throw Error(ErrorCode::invalid_argument, "unknown pretokenizer '" + options.pretokenizer +
+                                                     "' (mistral_fixed or qwen2)");
+    auto impl = std::make_shared<Impl>();
+    impl->model = TtsModel::load(model, regex);
+    Model m;
+    m.impl_ = std::move(impl);
+    return m;
+}
+
+ModelInfo Model::info() const {
+    const ModelConfig& c = impl_->model->config();
+    ModelInfo i;
+    i.dir = c.dir;
+    i.type = model_type_name(c.type);
+    i.size = c.size_label();
+    i.hidden_size = c.talker.hidden_size;
+    i.talker_layers = c.talker.num_hidden_layers;
+    i.speakers = c.speakers();
+    i.languages = c.languages();
+    i.dialects = c.dialects();
+    i.takes_instruction = c.type == ModelType::voice_design ||
+                          (c.type == ModelType::custom_voice && !c.ignores_instruction());
+    i.weight_bytes = impl_->model->weights().total_bytes();
+    return i;
+}
+
+SynthesisOptions Model::default_options() const {
+    const GenerationDefaults& d = impl_->model->config().generation;
+    SynthesisOptions o;
+    o.talker = {d.do_sample, d.temperature, d.top_k, d.top_p, d.repetition_penalty};
+    o.predictor = {d.subtalker_do_sample, d.subtalker_temperature, d.subtalker_top_k,
+                   d.subtalker_top_p, 1.0f};
+    o.max_frames = d.max_new_tokens - 1;
+    return o;
+}
+
+std::vector<int32_t> Model::tokenize(const std::string& text) const {
+    return impl_->model->tokenizer().encode(text);
+}
+
+}  // namespace qwen3tts

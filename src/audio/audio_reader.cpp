@@ -1,0 +1,133 @@
+#include "audio/audio_reader.hpp"
+
+#include <sndfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+namespace {
+
+const char* const k_readable = "WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3";
+
+class SndfileReader {
+public:
+    explicit SndfileReader(const std::string& path) : path_(path) {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0)
+            throw Error(ErrorCode::io, path + ": cannot read audio (" +
+                                           (errno == ENOENT ? std::string("no such file")
+                                                            : std::string(std::strerror(errno))) +
+                                           ")");
+        if (S_ISDIR(st.st_mode))
+            throw Error(ErrorCode::io, path + ": cannot read audio: it is a directory");
+        if (::access(path.c_str(), R_OK) != 0)
+            throw Error(ErrorCode::io, path + ": cannot read audio (" + std::strerror(errno) +
+                                           ")");
+        if (S_ISREG(st.st_mode) && st.st_size == 0)
+            throw Error(ErrorCode::format, path + ": audio file is empty (0 bytes)");
+        sf_ = sf_open(path.c_str(), SFM_READ, &info_);
+        if (!sf_)
+            throw Error(ErrorCode::format, path + ": not an audio file that can be read (" +
+                                               sf_strerror(nullptr) + "; readable: " +
+                                               k_readable + ")");
+        if (info_.channels < 1 || info_.samplerate < 1)
+            throw Error(ErrorCode::format,
+                        path + ": audio header has " + std::to_string(info_.channels) +
+                            " channels at " + std::to_string(info_.samplerate) + " Hz");
+    }
+    ~SndfileReader() {
+        if (sf_) sf_close(sf_);
+    }
+    SndfileReader(const SndfileReader&) = delete;
+    SndfileReader& operator=(const SndfileReader&) = delete;
+
+    const SF_INFO& info() const { return info_; }
+
+    // Decodes to the end, whatever the header claims (MP3/Ogg lengths are estimates).
+    std::vector<float> read_mono() {
+        const int n_ch = info_.channels;
+        std::vector<float> mono;
+        if (info_.frames > 0 && info_.frames < (int64_t(1) << 32)) mono.reserve(size_t(info_.frames));
+        constexpr sf_count_t k_block = 8192;
+        std::vector<float> buf(size_t(k_block) * size_t(n_ch));
+        for (;;) {
+            const sf_count_t got = sf_readf_float(sf_, buf.data(), k_block);
+            if (got <= 0) break;
+            if (n_ch == 1) {
+                mono.insert(mono.end(), buf.begin(), buf.begin() + got);
+                continue;
+            }
+            // Same arithmetic as numpy's float32 mean over the channel axis: sequential
+            // float32 sum in channel order, then one division by the count.
+            const float count = float(n_ch);
+            for (sf_count_t i = 0; i < got; ++i) {
+                const float* f = &buf[size_t(i) * size_t(n_ch)];
+                float sum = f[0];
+                for (int c = 1; c < n_ch; ++c) sum += f[c];
+                mono.push_back(sum / count);
+            }
+        }
+        if (sf_error(sf_) != SF_ERR_NO_ERROR)
+            throw Error(ErrorCode::format,
+                        path_ + ": audio data is damaged (" + sf_strerror(sf_) + ")");
+        return mono;
+    }
+
+    std::string format_name(int command, int format) const {
+        SF_FORMAT_INFO fi{};
+        fi.format = format;
+        if (sf_command(nullptr, command, &fi, sizeof fi) != 0 || !fi.name) return "unknown";
+        return fi.name;
+    }
+
+private:
+    std::string path_;
+    SF_INFO info_{};
+    SNDFILE* sf_ = nullptr;
+};
+
+}  // namespace
+
+float Audio::peak() const {
+    float p = 0.0f;
+    for (float x : samples) p = std::fmax(p, std::fabs(x));
+    return p;
+}
+
+float Audio::rms() const {
+    if (samples.empty()) return 0.0f;
+    double sum = 0.0;
+    for (float x : samples) sum += double(x) * double(x);
+    return float(std::sqrt(sum / double(samples.size())));
+}
+
+Audio read_audio_file(const std::string& path) {
+    SndfileReader reader(path);
+    Audio audio;
+    audio.sample_rate = reader.info().samplerate;
+    audio.samples = reader.read_mono();
+    if (audio.samples.empty())
+        throw Error(ErrorCode::format, path + ": audio file contains no samples");
+    return audio;
+}
+
+AudioFileInfo read_audio_file_info(const std::string& path) {
+    SndfileReader reader(path);
+    const SF_INFO& si = reader.info();
+    AudioFileInfo info;
+    info.sample_rate = si.samplerate;
+    info.channels = si.channels;
+    // libsndfile reports SF_COUNT_MAX when the length is unknown (e.g. a streamed FLAC).
+    info.frames = si.frames >= 0 && si.frames < (int64_t(1) << 62) ? int64_t(si.frames) : -1;
+    info.container = reader.format_name(SFC_GET_FORMAT_INFO, si.format & SF_FORMAT_TYPEMASK);
+    info.encoding = reader.format_name(SFC_GET_FORMAT_INFO, si.format & SF_FORMAT_SUBMASK);
+    return info;
+}
+
+}  // namespace qwen3tts

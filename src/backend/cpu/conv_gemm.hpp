@@ -1,0 +1,69 @@
+// Stride-1 1-D convolution as a register-blocked GEMM on channels-last activations: the codec
+// decoder's hot path (dilated k=7 and 1x1 convs at 400 Hz-24 kHz, transposed convs split into
+// stride phases, linear layers as k=1 convs).
+//
+// Layout. Activations are time-major `[T, C]` with a row stride (`ld*`). A convolution with
+// n_tap taps and dilation d reads, for output row t, the input rows t + j*d (j = 0..n_tap-1)
+// counted from a base pointer that sits (n_tap-1)*d rows before the first "current" input
+// row: causal left context is simply the rows in front of the current ones (the caller keeps
+// them there: zeros at stream start, carried history afterwards). No im2col is needed, because
+// each tap is the same matrix shifted by whole rows.
+//
+// Weights are packed once at load into panels of kPanel output channels, each panel laid out
+// [n_tap][c_in][kPanel] (zero-padded past c_out), so the micro-kernel streams one contiguous
+// panel. The kernel is picked at run time (AVX-512, AVX2+FMA, portable) with
+// __builtin_cpu_supports, so the binary runs on any x86-64.
+//
+// Thread-safety: PackedConv is immutable after packing and may be shared; conv1d_gemm writes
+// only `y`. With a pool, work is split over row blocks (long inputs) or output panels.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace qwen3tts {
+class ThreadPool;
+}
+
+namespace qwen3tts::cpu {
+
+constexpr int kPanel = 32;  // output channels per packed panel (two AVX-512 vectors)
+
+struct PackedConv {
+    int c_out = 0;
+    int c_in = 0;
+    int n_tap = 0;
+    int dilation = 1;
+    std::vector<float> panels;  // [ceil(c_out/kPanel)][n_tap][c_in][kPanel]
+    std::vector<float> bias;    // [c_out] or empty (no bias)
+
+    int n_panel() const { return (c_out + kPanel - 1) / kPanel; }
+    int64_t history() const { return int64_t(n_tap - 1) * dilation; }  // rows before row 0
+    double flops(int64_t n_rows) const { return 2.0 * double(n_rows) * c_out * c_in * n_tap; }
+};
+
+// From a torch Conv1d weight [c_out, c_in, n_tap]: y[t,o] = b[o] + Σ_j Σ_i w[o,i,j]·x[t+j·d, i].
+PackedConv pack_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
+                       const float* bias);
+// From a torch Linear weight [out, in]: y[t,o] = b[o] + Σ_i w[o,i]·x[t,i].
+PackedConv pack_linear(const float* w, int out, int in, const float* bias);
+// One stride phase of a causal ConvTranspose1d (torch weight [c_in, c_out, kernel],
+// kernel = m·stride, right-trimmed to T·stride outputs): output row n·stride + phase is
+// Σ_{j<m} x[n-(m-1)+j] · w[:, :, phase + (m-1-j)·stride], i.e. an m-tap stride-1 conv whose
+// base pointer sits m-1 input rows before row n. Bias is added once per output.
+PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
+                                       int stride, int phase, const float* bias);
+
+// y[t*ldy + o] = (accumulate ? y[t*ldy + o] : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i]
+// for t in [0, n_rows), o in [0, c_out). `x` points at the first history row (see above).
+// x and y must not overlap.
+void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
+                 int64_t ldy, bool accumulate, ThreadPool* pool);
+
+// Which micro-kernel conv1d_gemm uses on this machine: "avx512", "avx2" or "generic".
+const char* conv_gemm_isa();
+// Forces a kernel for tests/benchmarks ("avx512", "avx2", "generic"; "" = auto). Returns false
+// when the CPU cannot run the requested one. Not thread-safe: call before decoding.
+bool set_conv_gemm_isa(const char* isa);
+
+}  // namespace qwen3tts::cpu

@@ -1,0 +1,185 @@
+#include "backend/cpu/linear_cpu.hpp"
+
+#include <immintrin.h>
+
+// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized inside their own inline functions
+// (_mm512_undefined_* placeholders); the warning is about the header, not this code.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "backend/reference/linear_ref.hpp"
+#include "core/error.hpp"
+
+namespace qwen3tts::backend {
+
+namespace {
+
+enum class Isa { scalar, avx2, avx512 };
+
+Isa detect_isa() {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return Isa::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("f16c"))
+        return Isa::avx2;
+    return Isa::scalar;
+}
+
+const Isa g_isa = detect_isa();
+
+constexpr int kRowBlock = 4;
+
+// ---- AVX-512: 16 weights per step ----------------------------------------------------------
+
+#define QWEN3TTS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma")))
+
+struct Avx512Bf16 {
+    QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+            static_cast<const uint16_t*>(p) + k));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    }
+};
+struct Avx512F16 {
+    QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+            static_cast<const uint16_t*>(p) + k)));
+    }
+};
+struct Avx512F32 {
+    QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
+        return _mm512_loadu_ps(static_cast<const float*>(p) + k);
+    }
+};
+
+// rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
+template <typename Load>
+QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
+                                 int64_t in, const float* bias, float* y, int64_t out,
+                                 int64_t r0, int64_t r1) {
+    int64_t r = r0;
+    for (; r + kRowBlock <= r1; r += kRowBlock) {
+        const void* w0 = w + size_t(r) * row_bytes;
+        const void* w1 = w + size_t(r + 1) * row_bytes;
+        const void* w2 = w + size_t(r + 2) * row_bytes;
+        const void* w3 = w + size_t(r + 3) * row_bytes;
+        for (int64_t i = 0; i < n; ++i) {
+            const float* xi = x + i * in;
+            __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+            __m512 a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+            for (int64_t k = 0; k < in; k += 16) {
+                const __m512 xv = _mm512_loadu_ps(xi + k);
+                a0 = _mm512_fmadd_ps(Load::load(w0, k), xv, a0);
+                a1 = _mm512_fmadd_ps(Load::load(w1, k), xv, a1);
+                a2 = _mm512_fmadd_ps(Load::load(w2, k), xv, a2);
+                a3 = _mm512_fmadd_ps(Load::load(w3, k), xv, a3);
+            }
+            float* yi = y + i * out + r;
+            yi[0] = _mm512_reduce_add_ps(a0) + (bias ? bias[r] : 0.0f);
+            yi[1] = _mm512_reduce_add_ps(a1) + (bias ? bias[r + 1] : 0.0f);
+            yi[2] = _mm512_reduce_add_ps(a2) + (bias ? bias[r + 2] : 0.0f);
+            yi[3] = _mm512_reduce_add_ps(a3) + (bias ? bias[r + 3] : 0.0f);
+        }
+    }
+    for (; r < r1; ++r) {
+        const void* w0 = w + size_t(r) * row_bytes;
+        for (int64_t i = 0; i < n; ++i) {
+            const float* xi = x + i * in;
+            __m512 a0 = _mm512_setzero_ps();
+            for (int64_t k = 0; k < in; k += 16)
+                a0 = _mm512_fmadd_ps(Load::load(w0, k), _mm512_loadu_ps(xi + k), a0);
+            y[i * out + r] = _mm512_reduce_add_ps(a0) + (bias ? bias[r] : 0.0f);
+        }
+    }
+}
+
+// ---- AVX2: 8 weights per step --------------------------------------------------------------
+
+#define QWEN3TTS_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+struct Avx2Bf16 {
+    QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+            static_cast<const uint16_t*>(p) + k));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+};
+struct Avx2F16 {
+    QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+            static_cast<const uint16_t*>(p) + k)));
+    }
+};
+struct Avx2F32 {
+    QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
+        return _mm256_loadu_ps(static_cast<const float*>(p) + k);
+    }
+};
+
+QWEN3TTS_AVX2 inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+template <typename Load>
+QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
+                             int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
+                             int64_t r1) {
+    for (int64_t r = r0; r < r1; r += kRowBlock) {
+        const int64_t nr = std::min<int64_t>(kRowBlock, r1 - r);
+        for (int64_t i = 0; i < n; ++i) {
+            const float* xi = x + i * in;
+            __m256 acc[kRowBlock] = {_mm256_setzero_ps(), _mm256_setzero_ps(),
+                                     _mm256_setzero_ps(), _mm256_setzero_ps()};
+            for (int64_t k = 0; k < in; k += 8) {
+                const __m256 xv = _mm256_loadu_ps(xi + k);
+                for (int64_t j = 0; j < nr; ++j)
+                    acc[j] = _mm256_fmadd_ps(Load::load(w + size_t(r + j) * row_bytes, k), xv,
+                                             acc[j]);
+            }
+            for (int64_t j = 0; j < nr; ++j)
+                y[i * out + r + j] = hsum256(acc[j]) + (bias ? bias[r + j] : 0.0f);
+        }
+    }
+}
+
+}  // namespace
+
+const char* linear_cpu_isa() {
+    return g_isa == Isa::avx512 ? "avx512" : g_isa == Isa::avx2 ? "avx2" : "scalar";
+}
+
+void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w,
+                const float* bias, float* y) {
+    const int64_t out = w.dim(0), in = w.dim(1);
+    const int64_t lanes = g_isa == Isa::avx512 ? 16 : 8;
+    if (g_isa == Isa::scalar || in % lanes != 0 ||
+        (w.dtype != DType::bf16 && w.dtype != DType::f16 && w.dtype != DType::f32)) {
+        linear_reference(x, n, w, bias, y);
+        return;
+    }
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    const size_t row_bytes = size_t(in) * dtype_size(w.dtype);
+    auto body = [&](int64_t r0, int64_t r1) {
+        if (g_isa == Isa::avx512) {
+            switch (w.dtype) {
+                case DType::bf16: rows_avx512<Avx512Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+                case DType::f16: rows_avx512<Avx512F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+                default: rows_avx512<Avx512F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            }
+        } else {
+            switch (w.dtype) {
+                case DType::bf16: rows_avx2<Avx2Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+                case DType::f16: rows_avx2<Avx2F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+                default: rows_avx2<Avx2F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            }
+        }
+    };
+    // Small layers are not worth waking the other threads for.
+    if (pool && size_t(out) * row_bytes * size_t(n) >= (64u << 10))
+        pool->parallel_for(out, 16, body);
+    else body(0, out);
+}
+
+}  // namespace qwen3tts::backend

@@ -1,0 +1,16 @@
+// linear(): dispatch between the reference loops and the SIMD kernels.
+#include "backend/ops.hpp"
+#include "backend/reference/linear_ref.hpp"
+#include "backend/cpu/linear_cpu.hpp"
+#include "core/error.hpp"
+
+namespace qwen3tts::backend {
+
+void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView& w,
+            const float* bias, float* y) {
+    QWEN3TTS_ASSERT(w.shape.size() == 2);
+    if (ctx.kernels == KernelSet::reference) linear_reference(x, n, w, bias, y);
+    else linear_cpu(ctx.pool, x, n, w, bias, y);
+}
+
+}  // namespace qwen3tts::backend

@@ -1,0 +1,49 @@
+// The code predictor ("sub-talker"): a small Qwen3 decoder that, for each frame, predicts
+// codebooks 1..15 autoregressively from the talker's final hidden state and codebook 0
+// (spec talker.md §5.4). Immutable; per-frame mutable state lives in CodePredictor::State.
+#pragma once
+
+#include <functional>
+
+#include "model/config.hpp"
+#include "nn/decoder_stack.hpp"
+
+namespace qwen3tts {
+
+class CodePredictor {
+public:
+    struct State {
+        KvCache cache;
+        DecoderScratch scratch;
+        std::vector<float> input, residual, hidden, logits;
+    };
+
+    CodePredictor(const WeightMap& weights, const TalkerConfig& talker_config);
+
+    int n_codebooks() const { return n_codebooks_; }  // 16
+    int vocab_size() const { return vocab_; }         // 2048
+    // Table of codebook g (1..15), talker width.
+    const TensorView& codec_embedding(int g) const { return *embeddings_[size_t(g - 1)]; }
+
+    State make_state() const;
+
+    // choose(g, logits[vocab]) picks codebook g's code from its raw logits (it may modify
+    // them). Fills codes[1..n_codebooks-1]; codes[0] and past_hidden[H] are inputs.
+    using Chooser = std::function<int32_t(int g, float* logits)>;
+    void predict(const backend::ExecContext& ctx, const float* past_hidden, int32_t* codes,
+                 State& state, const Chooser& choose) const;
+
+private:
+    // input[H] (talker width) → state.input row `row` (predictor width).
+    void project(const backend::ExecContext& ctx, const float* in, float* out) const;
+
+    int n_codebooks_ = 0, vocab_ = 0;
+    int64_t talker_hidden_ = 0, hidden_ = 0;
+    DecoderStack stack_;
+    const TensorView* projection_ = nullptr;  // small_to_mtp_projection, null = identity
+    std::vector<float> projection_bias_;
+    const TensorView* talker_codec_embedding_;
+    std::vector<const TensorView*> embeddings_, heads_;
+};
+
+}  // namespace qwen3tts

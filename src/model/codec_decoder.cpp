@@ -1,0 +1,340 @@
+#include "model/codec_decoder.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "backend/cpu/codec_elementwise.hpp"
+#include "core/error.hpp"
+#include "nn/codec_weights.hpp"
+#include "weights/safetensors.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+constexpr int64_t kHead = CodecDecoderBlock::kStageHead;  // free rows in front of staged inputs
+
+std::string resolve_codec_dir(const std::string& dir) {
+    namespace fs = std::filesystem;
+    if (fs::exists(fs::path(dir) / "config.json") &&
+        (fs::exists(fs::path(dir) / "model.safetensors") ||
+         fs::exists(fs::path(dir) / "model.safetensors.index.json")))
+        return dir;
+    if (fs::exists(fs::path(dir) / "speech_tokenizer" / "config.json"))
+        return (fs::path(dir) / "speech_tokenizer").string();
+    throw Error(ErrorCode::io, "no codec found in " + dir +
+                                   " (expected config.json + model.safetensors, or speech_tokenizer/)");
+}
+
+int64_t prod(const std::vector<int>& v) {
+    int64_t p = 1;
+    for (int r : v) p *= r;
+    return p;
+}
+
+}  // namespace
+
+std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
+    const std::string dir = resolve_codec_dir(dir_in);
+    std::unique_ptr<CodecDecoder> d(new CodecDecoder());
+    d->cfg_ = load_codec_decoder_config(dir + "/config.json");
+    const CodecDecoderConfig& c = d->cfg_;
+    const WeightMap wm = WeightMap::open(dir, "model");
+
+    d->quantizer_.load(wm, c);
+    d->pre_conv_.load(wm, "decoder.pre_conv.conv", c.codebook_dim, c.latent_dim, 3);
+
+    // --- transformer ---
+    CodecTransformerShape& ts = d->tshape_;
+    ts.hidden = c.hidden_size;
+    ts.intermediate = c.intermediate_size;
+    ts.n_head = c.n_head;
+    ts.n_head_kv = c.n_head_kv;
+    ts.head_dim = c.head_dim;
+    ts.window = c.sliding_window;
+    ts.eps = c.rms_norm_eps;
+    {
+        const auto w = load_f32(wm, "decoder.pre_transformer.input_proj.weight", {c.hidden_size, c.latent_dim});
+        const auto b = load_f32(wm, "decoder.pre_transformer.input_proj.bias", {c.hidden_size});
+        d->input_proj_ = cpu::pack_linear(w.data(), c.hidden_size, c.latent_dim, b.data());
+        const auto wo = load_f32(wm, "decoder.pre_transformer.output_proj.weight", {c.latent_dim, c.hidden_size});
+        const auto bo = load_f32(wm, "decoder.pre_transformer.output_proj.bias", {c.latent_dim});
+        d->output_proj_ = cpu::pack_linear(wo.data(), c.latent_dim, c.hidden_size, bo.data());
+    }
+    d->layers_.resize(size_t(c.n_layer));
+    for (int l = 0; l < c.n_layer; ++l)
+        d->layers_[size_t(l)].load(wm, "decoder.pre_transformer.layers." + std::to_string(l), ts);
+    d->final_norm_ = load_f32(wm, "decoder.pre_transformer.norm.weight", {c.hidden_size});
+
+    // --- upsampling stages ---
+    for (size_t i = 0; i < c.upsampling_ratios.size(); ++i) {
+        const int r = c.upsampling_ratios[i];
+        const std::string p = "decoder.upsample." + std::to_string(i);
+        d->upsample_.emplace_back();
+        d->upsample_.back().load(wm, p + ".0.conv", c.latent_dim, c.latent_dim, r, r);
+        d->convnext_.emplace_back();
+        d->convnext_.back().load(wm, p + ".1", c.latent_dim);
+    }
+
+    // --- decoder ---
+    d->dec_in_.load(wm, "decoder.decoder.0.conv", c.latent_dim, c.decoder_dim, 7);
+    const int n_block = int(c.upsample_rates.size());
+    d->blocks_.resize(size_t(n_block));
+    for (int b = 0; b < n_block; ++b)
+        d->blocks_[size_t(b)].load(wm, "decoder.decoder." + std::to_string(b + 1),
+                                   c.decoder_dim >> b, c.decoder_dim >> (b + 1),
+                                   c.upsample_rates[size_t(b)]);
+    const int out_dim = c.decoder_dim >> n_block;
+    d->final_snake_.load(wm, "decoder.decoder." + std::to_string(n_block + 1), out_dim);
+    d->final_conv_.load(wm, "decoder.decoder." + std::to_string(n_block + 2) + ".conv", out_dim, 1, 7);
+
+    // Every decoder tensor must have been used, except the encode-side projections.
+    std::string unexpected;
+    for (const auto& name : wm.unused()) {
+        if (name.rfind("decoder.", 0) != 0) continue;
+        if (name == "decoder.quantizer.rvq_first.input_proj.weight" ||
+            name == "decoder.quantizer.rvq_rest.input_proj.weight")
+            continue;
+        unexpected += (unexpected.empty() ? "" : ", ") + name;
+    }
+    if (!unexpected.empty())
+        throw Error(ErrorCode::model, dir + "/model.safetensors: unexpected decoder tensors: " + unexpected);
+    return d;
+}
+
+double CodecDecoder::flops(int64_t n) const {
+    const CodecDecoderConfig& c = cfg_;
+    double f = 2.0 * n * c.codebook_dim * c.vq_dim() * 2 + pre_conv_.flops(n);
+    f += 2.0 * n * c.latent_dim * c.hidden_size * 2;
+    for (const auto& l : layers_) f += l.flops(n);
+    int64_t rows = n;
+    for (size_t i = 0; i < upsample_.size(); ++i) {
+        f += upsample_[i].flops(rows);
+        rows *= c.upsampling_ratios[i];
+        f += convnext_[i].flops(rows);
+    }
+    f += dec_in_.flops(rows);
+    for (const auto& b : blocks_) {
+        f += b.flops(rows);
+        rows *= b.rate();
+    }
+    return f + final_conv_.flops(rows);
+}
+
+void CodecDecoder::validate_codes(const int64_t* codes, int64_t n_frames) const {
+    if (n_frames < 0)
+        throw Error(ErrorCode::invalid_argument, "codec decode: negative frame count " + std::to_string(n_frames));
+    if (n_frames > 0 && !codes) throw Error(ErrorCode::invalid_argument, "codec decode: null codes");
+    const int ncb = cfg_.n_codebook;
+    for (int64_t t = 0; t < n_frames; ++t)
+        for (int q = 0; q < ncb; ++q) {
+            const int64_t v = codes[t * ncb + q];
+            if (v < 0 || v >= cfg_.codebook_size)
+                throw Error(ErrorCode::invalid_argument,
+                            "codec decode: frame " + std::to_string(t) + " codebook " + std::to_string(q) +
+                                ": code " + std::to_string(v) + " outside [0, " +
+                                std::to_string(cfg_.codebook_size) + ")");
+        }
+}
+
+std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames, ThreadPool* pool) const {
+    validate_codes(codes, n_frames);
+    if (n_frames == 0) return {};
+    auto stream = new_stream(pool, int(std::min<int64_t>(n_frames, 8)));
+    return stream->decode_frames(codes, n_frames);
+}
+
+std::vector<float> CodecDecoder::decode(const std::vector<int64_t>& codes,
+                                        const std::vector<int64_t>& shape, ThreadPool* pool) const {
+    if (shape.size() != 2 || shape[1] != cfg_.n_codebook || shape[0] < 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "codec decode: codes must have shape [n_frames, " + std::to_string(cfg_.n_codebook) +
+                        "], got " + shape_to_string(shape));
+    if (int64_t(codes.size()) != shape[0] * shape[1])
+        throw Error(ErrorCode::invalid_argument,
+                    "codec decode: " + std::to_string(codes.size()) + " codes do not fill shape " +
+                        shape_to_string(shape));
+    return decode(codes.data(), shape[0], pool);
+}
+
+std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_frames, int chunk_size,
+                                                int left_context, ThreadPool* pool) const {
+    if (chunk_size <= 0 || left_context < 0)
+        throw Error(ErrorCode::invalid_argument, "codec decode_chunked: chunk_size must be > 0 and "
+                                                 "left_context >= 0");
+    validate_codes(codes, n_frames);
+    const int64_t spf = samples_per_frame();
+    const int ncb = cfg_.n_codebook;
+    std::vector<float> out(size_t(n_frames * spf));
+    std::vector<float> wav;
+    auto stream = new_stream(pool, int(std::min<int64_t>(std::max<int64_t>(n_frames, 1), 8)));
+    // ref: Qwen3TTSTokenizerV2Decoder.chunked_decode — context = left_context if
+    // start - left_context > 0 else start.
+    for (int64_t start = 0; start < n_frames;) {
+        const int64_t end = std::min<int64_t>(start + chunk_size, n_frames);
+        const int64_t ctx = start - left_context > 0 ? left_context : start;
+        const int64_t len = end - start + ctx;
+        wav.resize(size_t(len * spf));
+        stream->reset();
+        stream->decode_frames(codes + (start - ctx) * ncb, len, wav.data());
+        std::memcpy(out.data() + start * spf, wav.data() + ctx * spf, sizeof(float) * size_t((end - start) * spf));
+        start = end;
+    }
+    return out;
+}
+
+std::unique_ptr<CodecStream> CodecDecoder::new_stream(ThreadPool* pool, int max_chunk_frames) const {
+    if (max_chunk_frames <= 0)
+        throw Error(ErrorCode::invalid_argument, "codec stream: max_chunk_frames must be > 0");
+    return std::unique_ptr<CodecStream>(new CodecStream(*this, pool, max_chunk_frames));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+CodecStream::CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames)
+    : dec_(dec), pool_(pool), max_chunk_(max_chunk_frames) {
+    const CodecDecoderConfig& c = dec.cfg_;
+    const int64_t F = max_chunk_frames;
+    const int64_t L = c.latent_dim;
+    quant_scratch_.assign(CodecQuantizerDecoder::scratch_floats(c, F), 0.0f);
+    pre_in_.assign(size_t((kHead + F) * c.codebook_dim), 0.0f);
+    lat_.assign(size_t(F * L), 0.0f);
+    u_.assign(size_t(F * c.hidden_size), 0.0f);
+    tr_scratch_.assign(CodecTransformerLayer::scratch_floats(dec.tshape_, F), 0.0f);
+    rope_cos_.assign(size_t(F * c.head_dim), 0.0f);
+    rope_sin_.assign(size_t(F * c.head_dim), 0.0f);
+    const int64_t n_lat = F * prod(c.upsampling_ratios);  // rows after the upsampling stages
+    up_in_.assign(size_t((kHead + n_lat) * L), 0.0f);
+    cnx_in_.assign(size_t((kHead + n_lat) * L), 0.0f);
+    cnx_scratch_.assign(CodecConvNeXtBlock::scratch_floats(int(L), n_lat), 0.0f);
+    dec_in_buf_.assign(size_t((kHead + n_lat) * L), 0.0f);
+    size_t stage = 0, res = size_t(n_lat * c.decoder_dim);
+    int64_t rows = n_lat;
+    for (const auto& b : dec.blocks_) {
+        stage = std::max(stage, b.stage_floats(rows));
+        rows *= b.rate();
+        res = std::max(res, size_t(rows * b.c_out()));
+    }
+    stage = std::max(stage, size_t((kHead + rows) * dec.final_conv_.c_in()));
+    stage_.assign(stage, 0.0f);
+    res_.assign(res, 0.0f);
+    tmp_.assign(res, 0.0f);
+
+    final_tap_name_ = "decoder" + std::to_string(dec.blocks_.size() + 2);
+    kv_.resize(size_t(c.n_layer));
+    up_state_.resize(dec.upsample_.size());
+    cnx_state_.resize(dec.convnext_.size());
+    block_state_.resize(dec.blocks_.size());
+    reset();
+}
+
+CodecStream::~CodecStream() = default;
+
+void CodecStream::reset() {
+    const CodecDecoder& d = dec_;
+    pos_ = 0;
+    pre_conv_state_.assign(d.pre_conv_.state_floats(), 0.0f);
+    for (auto& kv : kv_) kv.reset(d.tshape_, max_chunk_);
+    for (size_t i = 0; i < up_state_.size(); ++i) {
+        up_state_[i].assign(d.upsample_[i].state_floats(), 0.0f);
+        cnx_state_[i].assign(d.convnext_[i].state_floats(), 0.0f);
+    }
+    dec_in_state_.assign(d.dec_in_.state_floats(), 0.0f);
+    for (size_t b = 0; b < block_state_.size(); ++b) block_state_[b].reset(d.blocks_[b]);
+    final_state_.assign(d.final_conv_.state_floats(), 0.0f);
+}
+
+size_t CodecStream::state_bytes() const {
+    size_t n = pre_conv_state_.size() + dec_in_state_.size() + final_state_.size();
+    // Each layer carries keys and values of window-1 positions.
+    n += kv_.size() * size_t(dec_.tshape_.window - 1) * size_t(dec_.tshape_.kv_dim()) * 2;
+    for (size_t i = 0; i < up_state_.size(); ++i) n += up_state_[i].size() + cnx_state_[i].size();
+    for (const auto& b : block_state_) {
+        n += b.up.size();
+        for (const auto& c1 : b.conv1) n += c1.size();
+    }
+    return n * sizeof(float);
+}
+
+size_t CodecStream::scratch_bytes() const {
+    size_t n = quant_scratch_.size() + pre_in_.size() + lat_.size() + u_.size() + tr_scratch_.size() +
+               rope_cos_.size() + rope_sin_.size() + up_in_.size() + cnx_in_.size() +
+               cnx_scratch_.size() + dec_in_buf_.size() + stage_.size() + res_.size() + tmp_.size();
+    for (const auto& kv : kv_) n += size_t(kv.max_rows) * size_t(dec_.tshape_.kv_dim()) * 2;
+    return n * sizeof(float);
+}
+
+std::vector<float> CodecStream::decode_frames(const int64_t* codes, int64_t n_frames) {
+    if (n_frames < 0) dec_.validate_codes(codes, n_frames);
+    std::vector<float> out(size_t(n_frames * dec_.samples_per_frame()));
+    decode_frames(codes, n_frames, out.data());
+    return out;
+}
+
+void CodecStream::decode_frames(const int64_t* codes, int64_t n_frames, float* out) {
+    dec_.validate_codes(codes, n_frames);
+    const int ncb = dec_.cfg_.n_codebook;
+    const int64_t spf = dec_.samples_per_frame();
+    for (int64_t done = 0; done < n_frames;) {
+        const int64_t m = std::min<int64_t>(max_chunk_, n_frames - done);
+        step(codes + done * ncb, m, out + done * spf);
+        done += m;
+    }
+}
+
+void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
+    const CodecDecoder& d = dec_;
+    const CodecDecoderConfig& c = d.cfg_;
+    const int cb = c.codebook_dim, L = c.latent_dim, H = c.hidden_size;
+
+    // ref: Qwen3TTSTokenizerV2Decoder.forward
+    float* q = pre_in_.data() + kHead * cb;
+    d.quantizer_.dequantize(codes, n, q, cb, quant_scratch_.data(), pool_);
+    emit("quantizer", q, n, cb);
+    d.pre_conv_.forward(q, cb, n, pre_conv_state_.data(), lat_.data(), L, false, pool_);
+    emit("pre_conv", lat_.data(), n, L);
+
+    cpu::conv1d_gemm(d.input_proj_, lat_.data(), L, n, u_.data(), H, false, pool_);
+    codec_rope_tables(pos_, n, c.head_dim, c.rope_theta, rope_cos_.data(), rope_sin_.data());
+    for (size_t l = 0; l < d.layers_.size(); ++l)
+        d.layers_[l].forward(u_.data(), n, pos_, rope_cos_.data(), rope_sin_.data(), kv_[l],
+                             tr_scratch_.data(), pool_);
+    codec_rms_norm(u_.data(), n, H, d.final_norm_.data(), c.rms_norm_eps, u_.data());
+    float* x = up_in_.data() + kHead * L;
+    cpu::conv1d_gemm(d.output_proj_, u_.data(), H, n, x, L, false, pool_);
+    emit("pre_transformer", x, n, L);
+
+    int64_t rows = n;
+    static const char* const kUpNames[] = {"upsample0", "upsample1", "upsample2", "upsample3"};
+    for (size_t i = 0; i < d.upsample_.size(); ++i) {
+        float* cx = cnx_in_.data() + kHead * L;
+        d.upsample_[i].forward(x, L, rows, up_state_[i].data(), cx, L, pool_);
+        rows *= c.upsampling_ratios[i];
+        float* y = (i + 1 < d.upsample_.size() ? up_in_.data() : dec_in_buf_.data()) + kHead * L;
+        d.convnext_[i].forward(cx, L, rows, cnx_state_[i].data(), y, L, cnx_scratch_.data(), pool_);
+        if (i < 4) emit(kUpNames[i], y, rows, L);
+        x = y;
+    }
+
+    d.dec_in_.forward(x, L, rows, dec_in_state_.data(), res_.data(), c.decoder_dim, false, pool_);
+    emit("decoder0", res_.data(), rows, c.decoder_dim);
+    static const char* const kBlockNames[] = {"decoder1", "decoder2", "decoder3", "decoder4",
+                                              "decoder5", "decoder6", "decoder7", "decoder8"};
+    for (size_t b = 0; b < d.blocks_.size(); ++b) {
+        const CodecDecoderBlock& blk = d.blocks_[b];
+        blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(), pool_);
+        rows *= blk.rate();
+        if (b < 8) emit(kBlockNames[b], res_.data(), rows, blk.c_out());
+    }
+    const int co = d.final_conv_.c_in();
+    float* fin = stage_.data() + kHead * co;
+    d.final_snake_.forward(res_.data(), co, rows, fin, co, pool_);
+    d.final_conv_.forward(fin, co, rows, final_state_.data(), out, 1, false, pool_);
+    // The reference's decoder index of the final conv is n_block + 2 ("decoder6").
+    emit(final_tap_name_.c_str(), out, rows, 1);
+    cpu::clamp(out, rows, -1.0f, 1.0f, out);
+    pos_ += n;
+}
+
+}  // namespace qwen3tts

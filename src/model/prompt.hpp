@@ -1,0 +1,63 @@
+// Builds the talker's prefill embeddings and the trailing text embeddings for every mode of
+// spec talker.md §4: CustomVoice (speaker, language/Auto, dialect override, instruction),
+// VoiceDesign (instruction), Base voice clone (x-vector only or in-context), each with the
+// non-streaming or streaming text layout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/code_predictor.hpp"
+#include "model/config.hpp"
+#include "model/talker.hpp"
+#include "text/tokenizer.hpp"
+
+namespace qwen3tts {
+
+// What a Base-model voice clone conditions on (spec talker.md §7.5).
+struct VoiceClonePrompt {
+    std::vector<float> x_vector;       // [H] speaker-encoder output
+    std::vector<int64_t> ref_codes;    // [ref_frames, 16], empty in x-vector-only mode
+    std::string ref_text;              // transcript of the reference, in-context mode only
+    bool in_context() const { return !ref_codes.empty(); }
+};
+
+enum class TextLayout { automatic, streaming, non_streaming };
+
+struct PromptRequest {
+    std::string text;
+    std::string language = "auto";
+    std::string speaker;               // CustomVoice only
+    std::string instruct;              // VoiceDesign; CustomVoice except 0.6B
+    TextLayout layout = TextLayout::automatic;
+    const VoiceClonePrompt* voice = nullptr;  // Base only
+};
+
+struct Prompt {
+    int64_t hidden = 0;
+    int64_t length = 0;               // prefill positions
+    std::vector<float> embeds;        // [length, H]
+    std::vector<float> trailing;      // [n_trailing, H]: added one per decode step
+    int64_t n_trailing = 0;
+    std::vector<float> tts_pad;       // [H]: added once trailing text is exhausted
+    std::vector<int32_t> input_ids;   // the tokenised assistant text
+    std::vector<int32_t> instruct_ids;
+    bool non_streaming = true;
+};
+
+// The official default text layout: non-streaming for CustomVoice and VoiceDesign, streaming
+// for voice clone (Qwen3TTSModel.generate_* wrappers).
+bool default_non_streaming(ModelType type);
+
+// Validates the request against the model (unknown speaker/language list the valid ones;
+// options the model cannot take are errors, options the official code ignores are warned
+// about) and builds the prompt.
+Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& config,
+                    const Tokenizer& tokenizer, const Talker& talker,
+                    const CodePredictor& predictor, const PromptRequest& request);
+
+// F(frame) = C(c0) + Σ_g E_g(c_g): the embedding of one 16-code frame, added into out[H].
+void add_frame_embedding(const Talker& talker, const CodePredictor& predictor,
+                         const int32_t* frame, float* out);
+
+}  // namespace qwen3tts

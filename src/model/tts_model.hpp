@@ -1,0 +1,40 @@
+// A loaded Qwen3-TTS checkpoint: config, tokenizer and the memory-mapped networks. Immutable
+// once loaded and shared (std::shared_ptr<const TtsModel>) by any number of sessions.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/code_predictor.hpp"
+#include "model/config.hpp"
+#include "model/talker.hpp"
+#include "text/tokenizer.hpp"
+#include "weights/safetensors.hpp"
+
+namespace qwen3tts {
+
+class TtsModel {
+public:
+    // `model` is a checkpoint directory or a Hugging Face repo id in the local cache.
+    static std::shared_ptr<const TtsModel> load(const std::string& model,
+                                                PretokenizerRegex regex =
+                                                    PretokenizerRegex::mistral_fixed);
+
+    const ModelConfig& config() const { return config_; }
+    const Tokenizer& tokenizer() const { return tokenizer_; }
+    const Talker& talker() const { return *talker_; }
+    const CodePredictor& predictor() const { return *predictor_; }
+    const WeightMap& weights() const { return weights_; }
+    const std::string& dir() const { return config_.dir; }
+
+private:
+    TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer);
+
+    ModelConfig config_;
+    WeightMap weights_;
+    Tokenizer tokenizer_;
+    std::unique_ptr<Talker> talker_;
+    std::unique_ptr<CodePredictor> predictor_;
+};
+
+}  // namespace qwen3tts

@@ -1,0 +1,77 @@
+// One layer of the codec decoder's transformer (`pre_transformer`): pre-norm RMSNorm,
+// multi-head attention with RoPE (rotate-half) over a causal sliding window, SwiGLU MLP,
+// layer-scaled residuals. Runs on channels-last rows [n_rows, hidden].
+//
+// Streaming: each layer carries the post-RoPE keys and values of the last window-1 positions
+// (SlidingKv); positions keep counting across calls, so any cut of the stream gives the
+// one-shot result. State size is bounded by the window, whatever the stream length.
+// ref: qwen_tts/core/tokenizer_12hz/modeling_qwen3_tts_tokenizer_v2.py,
+//      Qwen3TTSTokenizerV2DecoderTransformerLayer / ...DecoderAttention / ...DecoderMlp
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/conv_gemm.hpp"
+
+namespace qwen3tts {
+
+class ThreadPool;
+class WeightMap;
+
+struct CodecTransformerShape {
+    int hidden = 512;
+    int intermediate = 1024;
+    int n_head = 16;
+    int n_head_kv = 16;
+    int head_dim = 64;
+    int window = 72;  // keys per query, the current one included
+    float eps = 1e-5f;
+
+    int q_dim() const { return n_head * head_dim; }
+    int kv_dim() const { return n_head_kv * head_dim; }
+};
+
+// Keys/values of the last window-1 positions plus room for one call of up to max_rows rows.
+struct SlidingKv {
+    std::vector<float> k, v;  // [(window-1) + max_rows, kv_dim]
+    int64_t n_cached = 0;     // valid rows at the front (positions pos0-n_cached .. pos0-1)
+    int64_t max_rows = 0;
+
+    void reset(const CodecTransformerShape& s, int64_t max_rows_per_call);
+    void clear() { n_cached = 0; }
+};
+
+// RoPE tables for positions pos0 .. pos0+n_rows-1: cos/sin [n_rows, head_dim], halves
+// duplicated, computed in fp32 like transformers' default rope (inv_freq = 1/θ^(2i/d)).
+void codec_rope_tables(int64_t pos0, int64_t n_rows, int head_dim, float theta, float* cos_out,
+                       float* sin_out);
+
+// y = w ⊙ (x · rsqrt(mean(x²) + eps)), per row (fp32 statistics).
+void codec_rms_norm(const float* x, int64_t n_rows, int dim, const float* w, float eps, float* y);
+
+class CodecTransformerLayer {
+public:
+    // Tensors under <prefix>: input_layernorm.weight, self_attn.{q,k,v,o}_proj.weight,
+    // self_attn_layer_scale.scale, post_attention_layernorm.weight,
+    // mlp.{gate,up,down}_proj.weight, mlp_layer_scale.scale.
+    void load(const WeightMap& weights, const std::string& prefix, const CodecTransformerShape& s);
+    static size_t scratch_floats(const CodecTransformerShape& s, int64_t n_rows);
+    double flops(int64_t n_rows) const;
+
+    // u [n_rows, hidden] is updated in place; rows are positions pos0 .. pos0+n_rows-1.
+    // n_rows <= kv.max_rows. cos/sin from codec_rope_tables.
+    void forward(float* u, int64_t n_rows, int64_t pos0, const float* cos, const float* sin,
+                 SlidingKv& kv, float* scratch, ThreadPool* pool) const;
+
+private:
+    CodecTransformerShape s_;
+    std::vector<float> in_norm_, post_norm_, attn_scale_, mlp_scale_;
+    cpu::PackedConv qkv_;     // [q_dim + 2·kv_dim] outputs
+    cpu::PackedConv o_;
+    cpu::PackedConv gate_up_; // [2·intermediate] outputs: gate then up
+    cpu::PackedConv down_;
+};
+
+}  // namespace qwen3tts

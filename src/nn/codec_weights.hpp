@@ -1,0 +1,17 @@
+// Loading helper for the codec layers: a checkpoint tensor, shape-checked by name, widened to
+// f32 (releases store F32; BF16/F16 checkpoints are converted here, once, at load).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qwen3tts {
+
+class WeightMap;
+
+// Throws Error(model) naming the tensor when it is missing or has another shape.
+std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
+                            const std::vector<int64_t>& shape);
+
+}  // namespace qwen3tts

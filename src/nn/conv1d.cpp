@@ -1,0 +1,106 @@
+#include "nn/conv1d.hpp"
+
+#include <cstring>
+
+#include "core/error.hpp"
+#include "nn/codec_weights.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+// Copies the carried state into the history() rows in front of x.
+void load_history(const float* state, int64_t n_hist, int ch, float* x, int64_t ldx) {
+    for (int64_t r = 0; r < n_hist; ++r)
+        std::memcpy(x + (r - n_hist) * ldx, state + r * ch, sizeof(float) * size_t(ch));
+}
+
+// Saves the last n_hist rows of [x - n_hist, x + n_rows) (they may lie partly in the old
+// history when n_rows < n_hist; memmove semantics are not needed because state is separate).
+void save_history(const float* x, int64_t ldx, int64_t n_rows, int64_t n_hist, int ch,
+                  float* state) {
+    for (int64_t r = 0; r < n_hist; ++r)
+        std::memcpy(state + r * ch, x + (n_rows - n_hist + r) * ldx, sizeof(float) * size_t(ch));
+}
+
+}  // namespace
+
+void CausalConv1d::load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
+                        int kernel, int dilation) {
+    const auto w = load_f32(weights, prefix + ".weight", {c_out, c_in, kernel});
+    const auto b = load_f32(weights, prefix + ".bias", {c_out});
+    w_ = cpu::pack_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());
+}
+
+void CausalConv1d::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
+                           int64_t ldy, bool accumulate, ThreadPool* pool) const {
+    const int64_t h = history();
+    load_history(state, h, w_.c_in, x, ldx);
+    cpu::conv1d_gemm(w_, x - h * ldx, ldx, n_rows, y, ldy, accumulate, pool);
+    save_history(x, ldx, n_rows, h, w_.c_in, state);
+}
+
+void CausalDepthwiseConv1d::load(const WeightMap& weights, const std::string& prefix, int dim,
+                                 int kernel) {
+    const auto w = load_f32(weights, prefix + ".weight", {dim, 1, kernel});
+    b_ = load_f32(weights, prefix + ".bias", {dim});
+    dim_ = dim;
+    kernel_ = kernel;
+    w_.assign(size_t(kernel) * dim, 0.0f);
+    for (int c = 0; c < dim; ++c)
+        for (int j = 0; j < kernel; ++j) w_[size_t(j) * dim + c] = w[size_t(c) * kernel + j];
+}
+
+void CausalDepthwiseConv1d::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
+                                    int64_t ldy) const {
+    const int64_t h = history();
+    load_history(state, h, dim_, x, ldx);
+    const float* base = x - h * ldx;
+    for (int64_t t = 0; t < n_rows; ++t) {
+        float* yr = y + t * ldy;
+        for (int c = 0; c < dim_; ++c) yr[c] = 0.0f;
+        for (int j = 0; j < kernel_; ++j) {
+            const float* xr = base + (t + j) * ldx;
+            const float* wj = w_.data() + size_t(j) * dim_;
+            for (int c = 0; c < dim_; ++c) yr[c] += wj[c] * xr[c];
+        }
+        for (int c = 0; c < dim_; ++c) yr[c] += b_[size_t(c)];
+    }
+    save_history(x, ldx, n_rows, h, dim_, state);
+}
+
+void CausalConvTranspose1d::load(const WeightMap& weights, const std::string& prefix, int c_in,
+                                 int c_out, int kernel, int stride) {
+    if (stride <= 0 || kernel % stride != 0)
+        throw Error(ErrorCode::model, prefix + ": transposed conv kernel " +
+                                          std::to_string(kernel) + " is not a multiple of stride " +
+                                          std::to_string(stride));
+    const auto w = load_f32(weights, prefix + ".weight", {c_in, c_out, kernel});
+    const auto b = load_f32(weights, prefix + ".bias", {c_out});
+    c_in_ = c_in;
+    c_out_ = c_out;
+    kernel_ = kernel;
+    stride_ = stride;
+    phases_.clear();
+    for (int r = 0; r < stride; ++r)
+        phases_.push_back(
+            cpu::pack_conv_transpose1d_phase(w.data(), c_in, c_out, kernel, stride, r, b.data()));
+}
+
+double CausalConvTranspose1d::flops(int64_t n_in) const {
+    double f = 0;
+    for (const auto& p : phases_) f += p.flops(n_in);
+    return f;
+}
+
+void CausalConvTranspose1d::forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y,
+                                    int64_t ldy, ThreadPool* pool) const {
+    const int64_t h = history();
+    load_history(state, h, c_in_, x, ldx);
+    for (int r = 0; r < stride_; ++r)
+        cpu::conv1d_gemm(phases_[size_t(r)], x - h * ldx, ldx, n_in, y + r * ldy, ldy * stride_,
+                         false, pool);
+    save_history(x, ldx, n_in, h, c_in_, state);
+}
+
+}  // namespace qwen3tts

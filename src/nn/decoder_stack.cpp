@@ -1,0 +1,99 @@
+#include "nn/decoder_stack.hpp"
+
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+using backend::ExecContext;
+
+void DecoderScratch::reserve(const DecoderStackShape& s, int64_t tokens) {
+    if (tokens <= max_tokens) return;
+    max_tokens = tokens;
+    const auto n = size_t(tokens);
+    norm.resize(n * size_t(s.d_model));
+    q.resize(n * size_t(s.n_head * s.head_dim));
+    k.resize(n * size_t(s.n_head_kv * s.head_dim));
+    v.resize(n * size_t(s.n_head_kv * s.head_dim));
+    attn.resize(n * size_t(s.n_head * s.head_dim));
+    proj.resize(n * size_t(s.d_model));
+    gate.resize(n * size_t(s.d_ff));
+    up.resize(n * size_t(s.d_ff));
+    rope_cos.resize(n * size_t(s.head_dim / 2));
+    rope_sin.resize(n * size_t(s.head_dim / 2));
+}
+
+DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
+                           const DecoderStackShape& s)
+    : shape_(s), rope_(s.rope_theta, s.head_dim) {
+    const int64_t d = s.d_model, qd = s.n_head * s.head_dim, kvd = s.n_head_kv * s.head_dim;
+    for (int64_t il = 0; il < s.n_layer; ++il) {
+        const std::string p = prefix + "layers." + std::to_string(il) + ".";
+        Layer l;
+        l.q = &w.get(p + "self_attn.q_proj.weight", {qd, d});
+        l.k = &w.get(p + "self_attn.k_proj.weight", {kvd, d});
+        l.v = &w.get(p + "self_attn.v_proj.weight", {kvd, d});
+        l.o = &w.get(p + "self_attn.o_proj.weight", {d, qd});
+        l.gate = &w.get(p + "mlp.gate_proj.weight", {s.d_ff, d});
+        l.up = &w.get(p + "mlp.up_proj.weight", {s.d_ff, d});
+        l.down = &w.get(p + "mlp.down_proj.weight", {d, s.d_ff});
+        l.in_norm = w.get(p + "input_layernorm.weight", {d}).to_f32();
+        l.post_norm = w.get(p + "post_attention_layernorm.weight", {d}).to_f32();
+        l.q_norm = w.get(p + "self_attn.q_norm.weight", {s.head_dim}).to_f32();
+        l.k_norm = w.get(p + "self_attn.k_norm.weight", {s.head_dim}).to_f32();
+        layers_.push_back(std::move(l));
+    }
+    final_norm_ = w.get(prefix + "norm.weight", {d}).to_f32();
+}
+
+KvCache DecoderStack::make_cache(int64_t capacity) const {
+    return KvCache(shape_.n_layer, capacity, shape_.n_head_kv * shape_.head_dim);
+}
+
+// ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSDecoderLayer / Qwen3TTSAttention
+void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache& cache,
+                           DecoderScratch& sc, float* out) const {
+    const DecoderStackShape& s = shape_;
+    const int64_t d = s.d_model, hd = s.head_dim, kvd = s.n_head_kv * hd;
+    const int64_t pos0 = cache.length();
+    QWEN3TTS_ASSERT(n <= sc.max_tokens);
+    if (pos0 + n > cache.capacity())
+        throw Error(ErrorCode::invalid_argument,
+                    "context length " + std::to_string(pos0 + n) + " exceeds the reserved " +
+                        std::to_string(cache.capacity()) + " positions");
+    rope_.tables(pos0, n, sc.rope_cos.data(), sc.rope_sin.data());
+
+    for (int64_t il = 0; il < s.n_layer; ++il) {
+        const Layer& l = layers_[size_t(il)];
+        backend::rms_norm(x, l.in_norm.data(), n, d, s.eps, sc.norm.data());
+        backend::linear(ctx, sc.norm.data(), n, *l.q, nullptr, sc.q.data());  // [n, n_head*hd]
+        backend::linear(ctx, sc.norm.data(), n, *l.k, nullptr, sc.k.data());  // [n, n_kv*hd]
+        backend::linear(ctx, sc.norm.data(), n, *l.v, nullptr, sc.v.data());
+        backend::rms_norm(sc.q.data(), l.q_norm.data(), n * s.n_head, hd, s.eps, sc.q.data());
+        backend::rms_norm(sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps, sc.k.data());
+        backend::rope_inplace(sc.q.data(), n, s.n_head, hd, 0, sc.rope_cos.data(),
+                              sc.rope_sin.data());
+        backend::rope_inplace(sc.k.data(), n, s.n_head_kv, hd, 0, sc.rope_cos.data(),
+                              sc.rope_sin.data());
+        float* kc = cache.keys(il);
+        float* vc = cache.values(il);
+        std::memcpy(kc + pos0 * kvd, sc.k.data(), size_t(n * kvd) * sizeof(float));
+        std::memcpy(vc + pos0 * kvd, sc.v.data(), size_t(n * kvd) * sizeof(float));
+        backend::attention(ctx, sc.q.data(), kc, vc, n, pos0, s.n_head, s.n_head_kv, hd,
+                           sc.attn.data());
+        backend::linear(ctx, sc.attn.data(), n, *l.o, nullptr, sc.proj.data());
+        backend::add_inplace(x, sc.proj.data(), n * d);
+
+        backend::rms_norm(x, l.post_norm.data(), n, d, s.eps, sc.norm.data());
+        backend::linear(ctx, sc.norm.data(), n, *l.gate, nullptr, sc.gate.data());
+        backend::linear(ctx, sc.norm.data(), n, *l.up, nullptr, sc.up.data());
+        backend::silu_mul(sc.gate.data(), sc.up.data(), n * s.d_ff, sc.gate.data());
+        backend::linear(ctx, sc.gate.data(), n, *l.down, nullptr, sc.proj.data());
+        backend::add_inplace(x, sc.proj.data(), n * d);
+    }
+    cache.set_length(pos0 + n);
+    backend::rms_norm(x, final_norm_.data(), n, d, s.eps, out);
+}
+
+}  // namespace qwen3tts

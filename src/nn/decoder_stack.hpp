@@ -1,0 +1,55 @@
+// A stack of Qwen3 decoder layers (RMSNorm, GQA attention with per-head q/k RMSNorm and
+// rotate-half RoPE, SwiGLU MLP) followed by the final RMSNorm: the body of both the talker and
+// the code predictor. Weights are looked up by Hugging Face name under `prefix` and are
+// immutable; all mutable state lives in the caller's KvCache and DecoderScratch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backend/ops.hpp"
+#include "nn/kv_cache.hpp"
+#include "nn/rope.hpp"
+#include "weights/safetensors.hpp"
+
+namespace qwen3tts {
+
+struct DecoderStackShape {
+    int64_t d_model = 0, d_ff = 0, n_layer = 0, n_head = 0, n_head_kv = 0, head_dim = 0;
+    float eps = 1e-6f;
+    double rope_theta = 1e6;
+};
+
+// Activation buffers for up to `max_tokens` tokens per forward call.
+struct DecoderScratch {
+    int64_t max_tokens = 0;
+    std::vector<float> norm, q, k, v, attn, proj, gate, up, rope_cos, rope_sin;
+    void reserve(const DecoderStackShape& s, int64_t tokens);
+};
+
+class DecoderStack {
+public:
+    // prefix: "talker.model." or "talker.code_predictor.model."
+    DecoderStack(const WeightMap& weights, const std::string& prefix, const DecoderStackShape& s);
+
+    const DecoderStackShape& shape() const { return shape_; }
+    KvCache make_cache(int64_t capacity) const;
+
+    // Runs n tokens x[n, d_model] (modified in place: the residual stream) at positions
+    // cache.length() .. +n, appends their keys/values to the cache, and writes the final-normed
+    // hidden states to out[n, d_model].
+    void forward(const backend::ExecContext& ctx, float* x, int64_t n, KvCache& cache,
+                 DecoderScratch& scratch, float* out) const;
+
+private:
+    struct Layer {
+        const TensorView *q, *k, *v, *o, *gate, *up, *down;
+        std::vector<float> in_norm, post_norm, q_norm, k_norm;
+    };
+    DecoderStackShape shape_;
+    std::vector<Layer> layers_;
+    std::vector<float> final_norm_;
+    RopeFrequencies rope_;
+};
+
+}  // namespace qwen3tts

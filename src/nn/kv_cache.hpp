@@ -1,0 +1,37 @@
+// Key/value cache of a decoder stack: f32 [n_layer][capacity][n_kv·head_dim] for keys
+// (post-RoPE) and values. The memory is reserved once (anonymous mmap: address space up
+// front, pages committed as positions are written), so the frame loop never allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace qwen3tts {
+
+class KvCache {
+public:
+    KvCache() = default;
+    KvCache(int64_t n_layer, int64_t capacity, int64_t kv_dim);
+    ~KvCache();
+    KvCache(KvCache&& other) noexcept;
+    KvCache& operator=(KvCache&& other) noexcept;
+    KvCache(const KvCache&) = delete;
+    KvCache& operator=(const KvCache&) = delete;
+
+    float* keys(int64_t layer) { return k_ + layer * capacity_ * kv_dim_; }
+    float* values(int64_t layer) { return v_ + layer * capacity_ * kv_dim_; }
+    int64_t capacity() const { return capacity_; }
+    int64_t kv_dim() const { return kv_dim_; }
+    int64_t length() const { return length_; }  // positions filled so far
+    void set_length(int64_t n) { length_ = n; }
+    void reset() { length_ = 0; }
+
+private:
+    void release();
+    int64_t n_layer_ = 0, capacity_ = 0, kv_dim_ = 0, length_ = 0;
+    float* k_ = nullptr;
+    float* v_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+}  // namespace qwen3tts

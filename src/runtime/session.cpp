@@ -1,0 +1,143 @@
+#include "runtime/session.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+GenerationParams GenerationParams::defaults(const GenerationDefaults& d) {
+    GenerationParams p;
+    p.talker = {d.do_sample, d.temperature, d.top_k, d.top_p, d.repetition_penalty};
+    p.predictor = {d.subtalker_do_sample, d.subtalker_temperature, d.subtalker_top_k,
+                   d.subtalker_top_p, 1.0f};
+    p.max_new_tokens = d.max_new_tokens;
+    return p;
+}
+
+void GenerationParams::validate() const {
+    talker.validate("talker sampling");
+    predictor.validate("code predictor sampling");
+    if (max_new_tokens < 2)
+        throw Error(ErrorCode::invalid_argument,
+                    "max frames must be at least 1 (max_new_tokens >= 2), got max_new_tokens = " +
+                        std::to_string(max_new_tokens));
+}
+
+Session::Session(std::shared_ptr<const TtsModel> model, const SessionOptions& options)
+    : model_(std::move(model)),
+      pool_(std::make_unique<ThreadPool>(options.threads)),
+      predictor_state_(model_->predictor().make_state()) {
+    exec_.kernels = options.kernels;
+    exec_.pool = pool_.get();
+}
+
+Prompt Session::build_prompt(const PromptRequest& request) const {
+    const TtsModel& m = *model_;
+    return qwen3tts::build_prompt(exec_, m.config(), m.tokenizer(), m.talker(), m.predictor(),
+                                  request);
+}
+
+// ref: modeling_qwen3_tts.py, Qwen3TTSForConditionalGeneration.generate (talker.generate with
+// the HF logits processors) and Qwen3TTSTalkerForConditionalGeneration.forward
+std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationParams& params,
+                                       const GenerationHooks& hooks, GenerationStats* stats) {
+    params.validate();
+    const TtsModel& m = *model_;
+    const Talker& talker = m.talker();
+    const CodePredictor& predictor = m.predictor();
+    const TalkerConfig& tc = m.config().talker;
+    const int64_t H = talker.hidden_size(), V = tc.vocab_size;
+    const int n_cb = predictor.n_codebooks();
+    const int eos = tc.codec_eos_id;
+    QWEN3TTS_ASSERT(prompt.hidden == H);
+
+    // Reserve everything the loop needs.
+    const int64_t capacity = prompt.length + params.max_new_tokens;
+    if (talker_cache_.capacity() < capacity) talker_cache_ = talker.stack().make_cache(capacity);
+    talker_cache_.reset();
+    talker_scratch_.reserve(talker.stack().shape(), prompt.length);
+    sampler_.reseed(params.seed);
+    std::vector<float> x(prompt.embeds);               // [L, H] residual stream
+    std::vector<float> hidden(size_t(prompt.length * H));
+    std::vector<float> logits(static_cast<size_t>(V));
+    std::vector<int32_t> codes;
+    codes.reserve(size_t(params.max_new_tokens) * size_t(n_cb));
+    std::vector<int32_t> frame(static_cast<size_t>(n_cb));
+    std::vector<int32_t> distinct;
+    std::vector<uint8_t> seen(static_cast<size_t>(V), 0);
+    distinct.reserve(size_t(V));
+
+    GenerationStats st;
+    st.prompt_positions = prompt.length;
+    auto t0 = std::chrono::steady_clock::now();
+    talker.stack().forward(exec_, x.data(), prompt.length, talker_cache_, talker_scratch_,
+                           hidden.data());
+    const float* past_hidden = hidden.data() + (prompt.length - 1) * H;
+
+    int64_t drawn = 0;  // codebook-0 tokens drawn so far
+    auto draw_talker_token = [&]() -> int32_t {
+        talker.logits(exec_, past_hidden, 1, logits.data());
+        if (hooks.talker_logits) hooks.talker_logits(drawn, logits.data(), V);
+        apply_repetition_penalty(logits.data(), distinct, params.talker.repetition_penalty);
+        if (drawn < params.min_new_tokens) logits[size_t(eos)] = -INFINITY;
+        for (int64_t i = std::max<int64_t>(0, V - 1024); i < V; ++i)
+            if (i != eos) logits[size_t(i)] = -INFINITY;
+        const int32_t token = sampler_.choose(logits.data(), V, params.talker);
+        ++drawn;
+        if (!seen[size_t(token)]) {
+            seen[size_t(token)] = 1;
+            distinct.push_back(token);
+        }
+        return token;
+    };
+
+    int32_t token = draw_talker_token();
+    st.prefill_ms = ms_since(t0);
+    int64_t frame_index = 0;
+    const auto choose_code = [&](int g, float* cp_logits) {
+        if (hooks.predictor_logits) hooks.predictor_logits(frame_index, g, cp_logits, predictor.vocab_size());
+        return sampler_.choose(cp_logits, predictor.vocab_size(), params.predictor);
+    };
+    std::vector<float> step_in(static_cast<size_t>(H));
+    for (;;) {
+        if (token == eos) {
+            st.stopped_at_eos = true;
+            break;
+        }
+        if (drawn >= params.max_new_tokens) break;
+        frame[0] = token;
+        t0 = std::chrono::steady_clock::now();
+        predictor.predict(exec_, past_hidden, frame.data(), predictor_state_, choose_code);
+        st.predictor_ms += ms_since(t0);
+        codes.insert(codes.end(), frame.begin(), frame.end());
+        ++st.frames;
+        if (hooks.on_frame && !hooks.on_frame(frame_index, frame.data())) break;
+
+        t0 = std::chrono::steady_clock::now();
+        const float* text = frame_index < prompt.n_trailing
+                                ? prompt.trailing.data() + frame_index * H
+                                : prompt.tts_pad.data();
+        std::copy(text, text + H, step_in.begin());
+        add_frame_embedding(talker, predictor, frame.data(), step_in.data());
+        talker.stack().forward(exec_, step_in.data(), 1, talker_cache_, talker_scratch_,
+                               hidden.data());
+        past_hidden = hidden.data();
+        ++frame_index;
+        token = draw_talker_token();
+        st.talker_ms += ms_since(t0);
+    }
+    if (stats) *stats = st;
+    return codes;
+}
+
+}  // namespace qwen3tts

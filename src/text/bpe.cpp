@@ -1,0 +1,68 @@
+#include "text/bpe.hpp"
+
+#include <queue>
+
+namespace qwen3tts {
+
+bool BpeMerges::add(int32_t left, int32_t right, int32_t merged) {
+    const auto rank = static_cast<uint32_t>(ranks_.size());
+    return ranks_.emplace(key(left, right), Merge{rank, merged}).second;
+}
+
+// ref: huggingface/tokenizers tokenizers/src/models/bpe/word.rs, Word::merge_all (priority
+// queue ordered by (rank, position); stale entries are skipped when popped).
+void BpeMerges::apply(std::vector<int32_t>* ids) const {
+    std::vector<int32_t>& sym = *ids;
+    const int n = static_cast<int>(sym.size());
+    if (n < 2) return;
+
+    // Symbols form a doubly linked list over the original positions; a merged symbol lives at
+    // its leftmost position and its right partner is marked dead.
+    std::vector<int> prev(static_cast<size_t>(n)), next(static_cast<size_t>(n));
+    std::vector<char> alive(static_cast<size_t>(n), 1);
+    for (int i = 0; i < n; ++i) {
+        prev[static_cast<size_t>(i)] = i - 1;
+        next[static_cast<size_t>(i)] = i + 1 < n ? i + 1 : -1;
+    }
+
+    struct Candidate {
+        uint32_t rank;
+        int pos;  // left symbol
+        int32_t left, right, merged;
+        bool operator>(const Candidate& o) const {
+            return rank != o.rank ? rank > o.rank : pos > o.pos;
+        }
+    };
+    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
+    auto push = [&](int pos) {
+        const int r = next[static_cast<size_t>(pos)];
+        if (r < 0) return;
+        const int32_t a = sym[static_cast<size_t>(pos)];
+        const int32_t b = sym[static_cast<size_t>(r)];
+        if (const Merge* m = find(a, b)) queue.push({m->rank, pos, a, b, m->merged});
+    };
+    for (int i = 0; i + 1 < n; ++i) push(i);
+
+    while (!queue.empty()) {
+        const Candidate c = queue.top();
+        queue.pop();
+        const auto p = static_cast<size_t>(c.pos);
+        if (!alive[p] || sym[p] != c.left) continue;  // stale: the left symbol changed
+        const int r = next[p];
+        if (r < 0 || sym[static_cast<size_t>(r)] != c.right) continue;  // stale right side
+        sym[p] = c.merged;
+        alive[static_cast<size_t>(r)] = 0;
+        const int rr = next[static_cast<size_t>(r)];
+        next[p] = rr;
+        if (rr >= 0) prev[static_cast<size_t>(rr)] = c.pos;
+        if (prev[p] >= 0) push(prev[p]);
+        push(c.pos);
+    }
+
+    size_t out = 0;
+    for (int i = 0; i >= 0; i = next[static_cast<size_t>(i)])
+        sym[out++] = sym[static_cast<size_t>(i)];
+    sym.resize(out);
+}
+
+}  // namespace qwen3tts

@@ -1,0 +1,241 @@
+#include "text/tokenizer.hpp"
+
+#include <array>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "text/added_tokens.hpp"
+#include "text/bpe.hpp"
+#include "text/byte_level.hpp"
+#include "text/pretokenizer.hpp"
+#include "text/unicode.hpp"
+#include "text/vocab_json.hpp"
+
+namespace qwen3tts {
+
+struct Tokenizer::Impl {
+    explicit Impl(PretokenizerRegex r) : regex(r), pretokenizer(r) {}
+
+    PretokenizerRegex regex;
+    Pretokenizer pretokenizer;
+    ByteLevelAlphabet alphabet;
+    std::unordered_map<std::string, int32_t> vocab;  // byte-level token -> id
+    std::vector<std::string> id_to_token;            // "" where vocab.json has no such id
+    std::array<int32_t, 256> byte_id{};              // id of the one-byte token of each byte
+    BpeMerges merges;
+    AddedTokens added;
+    size_t n_vocab = 0;
+
+    void load_vocab(const std::string& path);
+    void load_merges(const std::string& path);
+    void load_added_tokens(const std::string& path);
+    void encode_text(std::string_view raw, std::vector<int32_t>* out) const;
+};
+
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorCode::io, "tokenizer: cannot open " + path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw Error(ErrorCode::io, "tokenizer: cannot read " + path);
+    return ss.str();
+}
+
+nlohmann::json parse_json(const std::string& path) {
+    const std::string text = read_file(path);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorCode::format, "tokenizer: " + path + " is not valid JSON: " + e.what());
+    }
+}
+
+std::string join_path(const std::string& dir, const char* name) {
+    if (dir.empty() || dir.back() == '/') return dir + name;
+    return dir + "/" + name;
+}
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+}  // namespace
+
+void Tokenizer::Impl::load_vocab(const std::string& path) {
+    Impl& t = *this;
+    t.vocab = read_vocab_json(path);
+    int64_t max_id = -1;
+    for (const auto& entry : t.vocab) max_id = std::max<int64_t>(max_id, entry.second);
+    t.id_to_token.assign(static_cast<size_t>(max_id + 1), std::string());
+    for (const auto& [token, id] : t.vocab) t.id_to_token[static_cast<size_t>(id)] = token;
+    for (int b = 0; b < 256; ++b) {
+        auto it = t.vocab.find(t.alphabet.encode_byte(static_cast<uint8_t>(b)));
+        if (it == t.vocab.end()) {
+            throw Error(
+                ErrorCode::format,
+                "tokenizer: " + path + " lacks the byte-level token of byte " + std::to_string(b));
+        }
+        t.byte_id[static_cast<size_t>(b)] = it->second;
+    }
+}
+
+// ref: transformers Qwen2Tokenizer.__init__ (skip a first "#version" line and blank lines;
+// a pair's rank is its first position) and tokenizers BPE::from_file (two parts per line,
+// every part and every merged string must be in the vocabulary).
+void Tokenizer::Impl::load_merges(const std::string& path) {
+    Impl& t = *this;
+    const std::string text = read_file(path);
+    size_t line_start = 0;
+    for (size_t line_no = 1; line_start < text.size(); ++line_no) {
+        size_t line_end = text.find('\n', line_start);
+        if (line_end == std::string::npos) line_end = text.size();
+        size_t b = line_start, e = line_end;
+        line_start = line_end + 1;
+        while (b < e && is_space(text[b])) ++b;
+        while (e > b && is_space(text[e - 1])) --e;
+        if (b == e) continue;
+        const std::string_view line(text.data() + b, e - b);
+        if (line_no == 1 && line.substr(0, 9) == "#version:") continue;
+        const size_t sp = line.find(' ');
+        const auto where = [&] {
+            return "tokenizer: " + path + " line " + std::to_string(line_no);
+        };
+        if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos ||
+            sp == 0 || sp + 1 == line.size()) {
+            throw Error(ErrorCode::format,
+                        where() + ": expected two tokens separated by one space, got \"" +
+                            std::string(line) + "\"");
+        }
+        const std::string left(line.substr(0, sp));
+        const std::string right(line.substr(sp + 1));
+        const auto id_of = [&](const std::string& tok) {
+            auto it = t.vocab.find(tok);
+            if (it == t.vocab.end()) {
+                throw Error(ErrorCode::format,
+                            where() + ": token \"" + tok + "\" is not in vocab.json");
+            }
+            return it->second;
+        };
+        const int32_t l = id_of(left);
+        const int32_t r = id_of(right);
+        t.merges.add(l, r, id_of(left + right));
+    }
+}
+
+void Tokenizer::Impl::load_added_tokens(const std::string& path) {
+    Impl& t = *this;
+    const nlohmann::json j = parse_json(path);
+    if (!j.is_object()) {
+        throw Error(ErrorCode::format, "tokenizer: " + path + " must be a JSON object");
+    }
+    auto it = j.find("added_tokens_decoder");
+    if (it == j.end()) return;  // no added tokens
+    if (!it->is_object()) {
+        throw Error(ErrorCode::format,
+                    "tokenizer: " + path + ": added_tokens_decoder must be an object");
+    }
+    for (const auto& [key, entry] : it->items()) {
+        const auto where = "tokenizer: " + path + ": added_tokens_decoder[\"" + key + "\"]";
+        size_t used = 0;
+        long long id = -1;
+        try {
+            id = std::stoll(key, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != key.size() || id < 0 || id > std::numeric_limits<int32_t>::max()) {
+            throw Error(ErrorCode::format, where + ": the key must be a non-negative integer id");
+        }
+        if (!entry.is_object() || !entry.contains("content") || !entry["content"].is_string()) {
+            throw Error(ErrorCode::format, where + ": needs a string \"content\"");
+        }
+        // lstrip/rstrip/single_word change what surrounds a match; no Qwen checkpoint uses
+        // them, so refuse rather than tokenise differently from HF.
+        for (const char* flag : {"lstrip", "rstrip", "single_word"}) {
+            auto f = entry.find(flag);
+            if (f != entry.end() && f->is_boolean() && f->get<bool>()) {
+                throw Error(ErrorCode::unsupported,
+                            where + ": \"" + flag + "\": true is not supported");
+            }
+        }
+        t.added.add(entry["content"].get<std::string>(), static_cast<int32_t>(id));
+    }
+}
+
+void Tokenizer::Impl::encode_text(std::string_view raw, std::vector<int32_t>* out) const {
+    const std::string text = nfc(std::string(raw));
+    std::vector<std::string_view> pieces;
+    pretokenizer.split(text, &pieces);
+    std::vector<int32_t> ids;
+    for (std::string_view piece : pieces) {
+        ids.clear();
+        for (char c : piece) ids.push_back(byte_id[static_cast<unsigned char>(c)]);
+        merges.apply(&ids);
+        out->insert(out->end(), ids.begin(), ids.end());
+    }
+}
+
+Tokenizer Tokenizer::load(const std::string& model_dir, PretokenizerRegex regex) {
+    auto impl = std::make_shared<Impl>(regex);
+    impl->load_vocab(join_path(model_dir, "vocab.json"));
+    impl->load_merges(join_path(model_dir, "merges.txt"));
+    impl->load_added_tokens(join_path(model_dir, "tokenizer_config.json"));
+    impl->n_vocab =
+        std::max(impl->id_to_token.size(), static_cast<size_t>(impl->added.max_id() + 1));
+    return Tokenizer(std::move(impl));
+}
+
+std::vector<int32_t> Tokenizer::encode(const std::string& utf8_text) const {
+    check_utf8(utf8_text, "tokenizer input");
+    std::vector<int32_t> out;
+    out.reserve(utf8_text.size() / 3 + 4);
+    for (const AddedTokens::Segment& seg : impl_->added.split(utf8_text)) {
+        if (seg.id >= 0) {
+            out.push_back(seg.id);
+        } else {
+            impl_->encode_text(seg.text, &out);
+        }
+    }
+    return out;
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
+    std::string bytes;
+    for (int32_t id : ids) {
+        if (const std::string* content = impl_->added.content(id)) {
+            bytes += *content;
+            continue;
+        }
+        const bool known = id >= 0 && static_cast<size_t>(id) < impl_->id_to_token.size() &&
+                           !impl_->id_to_token[static_cast<size_t>(id)].empty();
+        if (!known ||
+            !impl_->alphabet.decode(impl_->id_to_token[static_cast<size_t>(id)], &bytes)) {
+            throw Error(ErrorCode::invalid_argument,
+                        "tokenizer decode: unknown token id " + std::to_string(id));
+        }
+    }
+    return utf8_lossy(bytes);
+}
+
+int32_t Tokenizer::token_to_id(const std::string& token) const {
+    const int32_t added = impl_->added.find(token);
+    if (added >= 0) return added;
+    auto it = impl_->vocab.find(token);
+    return it == impl_->vocab.end() ? -1 : it->second;
+}
+
+size_t Tokenizer::vocab_size() const {
+    return impl_->n_vocab;
+}
+
+PretokenizerRegex Tokenizer::regex() const {
+    return impl_->regex;
+}
+
+}  // namespace qwen3tts

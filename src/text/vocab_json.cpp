@@ -1,0 +1,88 @@
+#include "text/vocab_json.hpp"
+
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+// Accepts exactly one flat object whose values are integers; anything else is a format error.
+class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
+public:
+    VocabHandler(const std::string& path, std::unordered_map<std::string, int32_t>* vocab)
+        : path_(path), vocab_(vocab) {}
+
+    bool start_object(std::size_t) override {
+        if (depth_++ != 0) bad_value("an object");
+        return true;
+    }
+    bool end_object() override {
+        --depth_;
+        return true;
+    }
+    bool key(string_t& k) override {
+        key_ = k;
+        return true;
+    }
+    bool number_unsigned(number_unsigned_t v) override {
+        if (depth_ != 1 || v > static_cast<number_unsigned_t>(std::numeric_limits<int32_t>::max())) {
+            bad_value(std::to_string(v));
+        }
+        (*vocab_)[key_] = static_cast<int32_t>(v);
+        return true;
+    }
+    bool number_integer(number_integer_t v) override {
+        if (v < 0) bad_value(std::to_string(v));
+        return number_unsigned(static_cast<number_unsigned_t>(v));
+    }
+    bool null() override { return bad_value("null"); }
+    bool boolean(bool) override { return bad_value("a boolean"); }
+    bool number_float(number_float_t, const string_t& s) override { return bad_value(s); }
+    bool string(string_t& s) override { return bad_value("\"" + s + "\""); }
+    bool binary(binary_t&) override { return bad_value("binary data"); }
+    bool start_array(std::size_t) override { return bad_value("an array"); }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t, const std::string&,
+                     const nlohmann::detail::exception& e) override {
+        throw Error(ErrorCode::format,
+                    "tokenizer: " + path_ + " is not valid JSON: " + std::string(e.what()));
+    }
+
+private:
+    [[noreturn]] bool bad_value(const std::string& what) {
+        if (depth_ == 0) {
+            throw Error(ErrorCode::format, "tokenizer: " + path_ + " must be a JSON object");
+        }
+        throw Error(ErrorCode::format, "tokenizer: " + path_ + ": token \"" + key_ + "\" has id " +
+                                           what + ", expected a non-negative integer");
+    }
+
+    const std::string& path_;
+    std::unordered_map<std::string, int32_t>* vocab_;
+    std::string key_;
+    int depth_ = 0;
+};
+
+}  // namespace
+
+std::unordered_map<std::string, int32_t> read_vocab_json(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorCode::io, "tokenizer: cannot open " + path);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw Error(ErrorCode::io, "tokenizer: cannot read " + path);
+    const std::string text = ss.str();
+
+    std::unordered_map<std::string, int32_t> vocab;
+    vocab.reserve(text.size() / 16);
+    VocabHandler handler(path, &vocab);
+    nlohmann::json::sax_parse(text, &handler);
+    return vocab;
+}
+
+}  // namespace qwen3tts

@@ -1,0 +1,17 @@
+// Reader of a BPE vocabulary file (vocab.json: one JSON object mapping token -> id). Streams
+// the JSON with a SAX handler straight into a hash map: building nlohmann's DOM (an ordered
+// map of 150k entries) first would triple the load time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+namespace qwen3tts {
+
+// Throws Error(io) when the file cannot be read and Error(format) naming the file (and the
+// token, where there is one) when it is not an object of non-negative int32 ids. A repeated
+// key keeps its last id.
+std::unordered_map<std::string, int32_t> read_vocab_json(const std::string& path);
+
+}  // namespace qwen3tts

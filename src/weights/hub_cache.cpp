@@ -1,0 +1,191 @@
+#include "weights/hub_cache.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/error.hpp"
+#include "weights/hub_lock.hpp"
+
+namespace qwen3tts {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::string unique_suffix() {
+    static std::atomic<int> counter{0};
+    return ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
+}
+
+}  // namespace
+
+std::string repo_folder_name(const std::string& repo_id) {
+    std::string name = "models";
+    size_t start = 0;
+    while (true) {
+        const auto slash = repo_id.find('/', start);
+        name += "--" + repo_id.substr(start, slash - start);
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return name;
+}
+
+std::string repo_cache_dir(const std::string& cache_dir, const std::string& repo_id) {
+    return cache_dir + "/" + repo_folder_name(repo_id);
+}
+
+std::string blob_path(const std::string& cache_dir, const std::string& repo_id,
+                      const std::string& etag) {
+    return repo_cache_dir(cache_dir, repo_id) + "/blobs/" + etag;
+}
+
+std::string blob_lock_path(const std::string& cache_dir, const std::string& repo_id,
+                           const std::string& etag) {
+    return cache_dir + "/.locks/" + repo_folder_name(repo_id) + "/" + etag + ".lock";
+}
+
+std::string snapshot_dir(const std::string& cache_dir, const std::string& repo_id,
+                         const std::string& commit) {
+    return repo_cache_dir(cache_dir, repo_id) + "/snapshots/" + commit;
+}
+
+bool is_commit_hash(const std::string& s) {
+    if (s.size() != 40) return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+int64_t file_size_or_neg(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return static_cast<int64_t>(st.st_size);
+}
+
+void link_snapshot_file(const std::string& cache_dir, const std::string& repo_id,
+                        const std::string& commit, const std::string& file,
+                        const std::string& etag) {
+    const std::string pointer = snapshot_dir(cache_dir, repo_id, commit) + "/" + file;
+    // snapshots/<commit>/a/b/file -> ../../../../blobs/<etag>: one ".." per directory level
+    std::string target = "../../";
+    for (char c : file)
+        if (c == '/') target += "../";
+    target += "blobs/" + etag;
+
+    char existing[4096];
+    const ssize_t n = ::readlink(pointer.c_str(), existing, sizeof existing - 1);
+    if (n >= 0 && std::string(existing, static_cast<size_t>(n)) == target) return;
+
+    make_dirs(parent_of(pointer));
+    const std::string tmp = pointer + unique_suffix();
+    if (::symlink(target.c_str(), tmp.c_str()) != 0)
+        throw Error(ErrorCode::io, "cannot create symlink " + tmp + ": " + std::strerror(errno));
+    if (::rename(tmp.c_str(), pointer.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(tmp.c_str());
+        throw Error(ErrorCode::io, "cannot create " + pointer + ": " + std::strerror(e));
+    }
+}
+
+void write_ref(const std::string& cache_dir, const std::string& repo_id,
+               const std::string& revision, const std::string& commit) {
+    if (revision == commit) return;
+    const std::string path = repo_cache_dir(cache_dir, repo_id) + "/refs/" + revision;
+    {
+        std::ifstream in(path);
+        std::string current;
+        if (in >> current && current == commit) return;
+    }
+    make_dirs(parent_of(path));
+    const std::string tmp = path + unique_suffix();
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << commit;  // no newline, as huggingface_hub writes it
+        if (!out.flush())
+            throw Error(ErrorCode::io, "cannot write " + tmp + ": " + std::strerror(errno));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(tmp.c_str());
+        throw Error(ErrorCode::io, "cannot write " + path + ": " + std::strerror(e));
+    }
+}
+
+std::vector<CachedRepo> scan_hub_cache(const std::string& cache_dir) {
+    std::vector<CachedRepo> repos;
+    std::error_code ec;
+    if (!fs::is_directory(cache_dir, ec)) return repos;
+    for (const auto& entry : fs::directory_iterator(cache_dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("models--", 0) != 0 || !entry.is_directory(ec)) continue;
+        CachedRepo repo;
+        repo.path = entry.path().string();
+        // models--Org--Name -> Org/Name (hub names never contain "--")
+        std::string rest = name.substr(8);
+        for (size_t pos; (pos = rest.find("--")) != std::string::npos;)
+            rest.replace(pos, 2, "/");
+        repo.repo_id = rest;
+
+        for (const auto& blob : fs::directory_iterator(repo.path + "/blobs", ec)) {
+            if (!blob.is_regular_file(ec)) continue;
+            const std::string bname = blob.path().filename().string();
+            if (bname.size() > 11 && bname.compare(bname.size() - 11, 11, ".incomplete") == 0)
+                ++repo.n_incomplete;
+            else
+                repo.size_bytes += blob.file_size(ec);
+        }
+
+        std::map<std::string, std::vector<std::string>> refs_of;  // commit -> refs
+        const fs::path refs_dir = repo.path + "/refs";
+        for (auto it = fs::recursive_directory_iterator(refs_dir, ec);
+             it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            if (!it->is_regular_file(ec)) continue;
+            std::ifstream in(it->path());
+            std::string commit;
+            if (in >> commit)
+                refs_of[commit].push_back(fs::relative(it->path(), refs_dir, ec).string());
+        }
+
+        for (const auto& snap : fs::directory_iterator(repo.path + "/snapshots", ec)) {
+            if (!snap.is_directory(ec)) continue;
+            CachedRevision rev;
+            rev.commit = snap.path().filename().string();
+            rev.refs = refs_of[rev.commit];
+            std::sort(rev.refs.begin(), rev.refs.end());
+            for (auto it = fs::recursive_directory_iterator(snap.path(), ec);
+                 it != fs::recursive_directory_iterator(); it.increment(ec)) {
+                if (ec) break;
+                if (!it->is_regular_file(ec)) continue;  // follows the symlink to the blob
+                ++rev.n_files;
+                rev.size_bytes += it->file_size(ec);
+            }
+            repo.revisions.push_back(rev);
+        }
+        std::sort(repo.revisions.begin(), repo.revisions.end(),
+                  [](const CachedRevision& a, const CachedRevision& b) {
+                      return a.refs.size() != b.refs.size() ? a.refs.size() > b.refs.size()
+                                                            : a.commit < b.commit;
+                  });
+        repos.push_back(repo);
+    }
+    std::sort(repos.begin(), repos.end(),
+              [](const CachedRepo& a, const CachedRepo& b) { return a.repo_id < b.repo_id; });
+    return repos;
+}
+
+}  // namespace qwen3tts

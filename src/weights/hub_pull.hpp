@@ -1,0 +1,66 @@
+// Pulling a whole model revision from the Hugging Face hub into the shared cache, as
+// huggingface_hub's snapshot_download does: list the revision's files, fetch each missing
+// blob (locked, resumable, checked), then link snapshots/<commit>/<file> and write
+// refs/<revision>. The links and the ref are written only after every blob is in place, so
+// an interrupted pull never leaves a snapshot that resolve_model_dir would take as complete.
+// Thread-safety: concurrent pulls (threads or processes) of the same model are safe.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "weights/hub_client.hpp"
+#include "weights/model_dir.hpp"
+
+namespace qwen3tts {
+
+struct PullProgress {
+    enum class Event {
+        file_start,   // a download begins (bytes = where it resumes)
+        file_bytes,   // bytes of the current file arrived
+        file_done,    // the current file is complete and checked
+        file_cached,  // the blob was already in the cache
+        finished,     // all files are in place
+    };
+    Event event = Event::file_start;
+    std::string repo_id;
+    std::string file;
+    size_t index = 0;         // 1-based position of `file`
+    size_t n_files = 0;
+    uint64_t bytes = 0;       // of `file`
+    uint64_t total = 0;       // size of `file`
+    uint64_t all_total = 0;   // size of all files of the pull
+};
+using PullProgressFn = std::function<void(const PullProgress&)>;
+
+struct PullOptions {
+    // Glob patterns (fnmatch, '*' also matches '/'; "dir/" means "dir/*") selecting files;
+    // empty = all files of the revision.
+    std::vector<std::string> include;
+    PullProgressFn on_progress;  // may be empty
+};
+
+struct PullResult {
+    std::string snapshot_dir;  // <cache>/models--Org--Name/snapshots/<commit>
+    std::string commit;
+    size_t n_files = 0;        // files linked in the snapshot by this pull
+    size_t n_downloaded = 0;   // of which were fetched from the network
+    bool offline = false;      // HF_HUB_OFFLINE: served from the cache without any request
+};
+
+// `spec` is "Org/Name[@revision]". Configuration from the environment (HubConfig::from_env).
+PullResult pull_model(const std::string& spec, const PullOptions& options = {});
+PullResult pull_model(const ModelRef& ref, const HubConfig& cfg, const PullOptions& options);
+
+bool matches_include(const std::string& file, const std::vector<std::string>& patterns);
+
+// Progress reporters. `stream_progress` writes to `out` (the caller's choice, e.g. stderr):
+// a redrawn bar when `out` is a terminal, plain lines otherwise. `log_progress` sends one
+// line per file through the library log sink (log_info).
+PullProgressFn stream_progress(std::FILE* out);
+PullProgressFn log_progress();
+
+}  // namespace qwen3tts

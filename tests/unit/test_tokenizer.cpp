@@ -1,0 +1,342 @@
+// Tokenizer tests: the official tokenizer's ids on the golden texts of every tiny variant, and
+// ids from an independent implementation (HF tokenizers, Rust; see
+// tests/tools/make_tokenizer_reference.mjs) on our own corpus, with both pre-tokeniser regexes.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "support/test_support.hpp"
+#include "text/tokenizer.hpp"
+
+namespace qwen3tts {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    EXPECT_TRUE(in) << path;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return nlohmann::json::parse(ss.str());
+}
+
+std::vector<int32_t> as_i32(const std::vector<int64_t>& v) {
+    return std::vector<int32_t>(v.begin(), v.end());
+}
+
+// Loading parses 150k vocabulary entries and merges: do it once per regex per process.
+const Tokenizer& tokenizer(PretokenizerRegex regex) {
+    static const Tokenizer mistral =
+        Tokenizer::load(testing::model_dir("tiny-custom_voice"), PretokenizerRegex::mistral_fixed);
+    static const Tokenizer qwen2 =
+        Tokenizer::load(testing::model_dir("tiny-custom_voice"), PretokenizerRegex::qwen2);
+    return regex == PretokenizerRegex::qwen2 ? qwen2 : mistral;
+}
+
+const nlohmann::json& reference() {
+    static const nlohmann::json j = read_json(testing::data_dir() + "/tokenizer/reference.json");
+    return j;
+}
+
+// ---- golden data of the official implementation -----------------------------------------
+
+class GoldenTextIds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenTextIds, MatchOfficialTokenizer) {
+    const std::string variant = GetParam();
+    const Tokenizer tok = Tokenizer::load(testing::model_dir(variant));
+    EXPECT_EQ(tok.regex(), PretokenizerRegex::mistral_fixed);
+    const nlohmann::json index = read_json(testing::golden_dir(variant) + "/index.json");
+    ASSERT_TRUE(index.contains("texts"));
+    int checked = 0;
+    for (const auto& [key, value] : index["texts"].items()) {
+        const std::string text = value.get<std::string>();
+        const auto expected = as_i32(testing::golden(variant, "text_ids__" + key).to_i64());
+        EXPECT_EQ(tok.encode(text), expected) << variant << " text " << key;
+        const auto expected_assistant =
+            as_i32(testing::golden(variant, "text_ids_assistant__" + key).to_i64());
+        EXPECT_EQ(
+            tok.encode("<|im_start|>assistant\n" + text + "<|im_end|>\n<|im_start|>assistant\n"),
+            expected_assistant)
+            << variant << " assistant text " << key;
+        // The golden texts have no case-boundary words, so the Qwen2 regex agrees too.
+        EXPECT_EQ(tokenizer(PretokenizerRegex::qwen2).encode(text), expected) << key;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, GoldenTextIds,
+                         ::testing::Values("tiny-custom_voice", "tiny-voice_design", "tiny-base"));
+
+// ---- independent reference on our corpus -----------------------------------------------
+
+TEST(Tokenizer, CorpusMatchesReferenceBothRegexes) {
+    const auto& cases = reference()["cases"];
+    ASSERT_GE(cases.size(), 40u);
+    int differing = 0;
+    for (const auto& c : cases) {
+        const std::string name = c["name"].get<std::string>();
+        const std::string text = c["text"].get<std::string>();
+        const auto want_mistral = c["ids"]["mistral_fixed"].get<std::vector<int32_t>>();
+        const auto want_qwen2 = c["ids"]["qwen2"].get<std::vector<int32_t>>();
+        EXPECT_EQ(tokenizer(PretokenizerRegex::mistral_fixed).encode(text), want_mistral)
+            << "mistral_fixed: " << name;
+        EXPECT_EQ(tokenizer(PretokenizerRegex::qwen2).encode(text), want_qwen2)
+            << "qwen2: " << name;
+        if (want_mistral != want_qwen2) ++differing;
+    }
+    EXPECT_GE(differing, 3);  // mixed case, Thai and the long text tell the regexes apart
+}
+
+TEST(Tokenizer, CaseBoundarySplitDiffersByRegex) {
+    // "iPhone": Qwen2 keeps the letter run whole; the fixed-Mistral regex starts a new piece
+    // at each lower-to-upper boundary, so BPE sees "i" and "Phone" separately.
+    const auto m = tokenizer(PretokenizerRegex::mistral_fixed).encode("iPhone");
+    const auto q = tokenizer(PretokenizerRegex::qwen2).encode("iPhone");
+    EXPECT_NE(m, q);
+    EXPECT_EQ(tokenizer(PretokenizerRegex::mistral_fixed).decode(m), "iPhone");
+    EXPECT_EQ(tokenizer(PretokenizerRegex::qwen2).decode(q), "iPhone");
+}
+
+TEST(Tokenizer, EmptyTextGivesNoIds) {
+    EXPECT_TRUE(tokenizer(PretokenizerRegex::mistral_fixed).encode("").empty());
+}
+
+TEST(Tokenizer, AddedTokensAndKnownIds) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
+    EXPECT_EQ(tok.vocab_size(), 151676u);
+    EXPECT_EQ(tok.token_to_id("<|endoftext|>"), 151643);
+    EXPECT_EQ(tok.token_to_id("<|im_start|>"), 151644);
+    EXPECT_EQ(tok.token_to_id("<|im_end|>"), 151645);
+    EXPECT_EQ(tok.token_to_id("<tts_pad>"), 151671);
+    EXPECT_EQ(tok.token_to_id("<tts_text_bos>"), 151672);
+    EXPECT_EQ(tok.token_to_id("<tts_text_eod>"), 151673);
+    EXPECT_EQ(tok.token_to_id("assistant"), 77091);
+    EXPECT_EQ(tok.token_to_id("user"), 872);
+    EXPECT_EQ(tok.token_to_id("Ċ"), 198);
+    EXPECT_EQ(tok.token_to_id("no such token"), -1);
+    EXPECT_EQ(tok.encode("<|im_start|>assistant\n"), (std::vector<int32_t>{151644, 77091, 198}));
+    EXPECT_EQ(tok.encode("<|im_start|>user\n"), (std::vector<int32_t>{151644, 872, 198}));
+    // Longest match first: "<tts_text_bos_single>" is not "<tts_text_bos>" + "_single>".
+    EXPECT_EQ(tok.encode("<tts_text_bos_single>"), (std::vector<int32_t>{151674}));
+}
+
+TEST(Tokenizer, DecodeRoundTripsCorpus) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
+    for (const auto& c : reference()["cases"]) {
+        const std::string text = c["text"].get<std::string>();
+        const std::string name = c["name"].get<std::string>();
+        if (name.rfind("nfc_", 0) == 0) continue;  // NFC changes these texts on purpose
+        EXPECT_EQ(tok.decode(tok.encode(text)), text) << name;
+    }
+    EXPECT_THROW(tok.decode({-1}), Error);
+    EXPECT_THROW(tok.decode({1000000}), Error);
+}
+
+TEST(Tokenizer, NfcIsApplied) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
+    EXPECT_EQ(tok.encode("Cafe\xCC\x81"), tok.encode("Caf\xC3\xA9"));  // e + U+0301
+    EXPECT_EQ(tok.encode("\xE2\x84\xAB"), tok.encode("\xC3\x85"));     // U+212B -> U+00C5
+    EXPECT_EQ(tok.decode(tok.encode("Cafe\xCC\x81")), "Caf\xC3\xA9");
+}
+
+// ---- errors ------------------------------------------------------------------------------
+
+TEST(Tokenizer, InvalidUtf8IsRejectedWithPosition) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
+    const std::vector<std::pair<std::string, size_t>> bad = {
+        {std::string("ab\xFF"
+                     "cd"),
+         2},                                     // stray byte
+        {std::string("h\xC3\xA9llo\xC3"), 6},    // truncated sequence at the end
+        {std::string("x\xC0\xAF"), 1},           // overlong '/'
+        {std::string("\xED\xA0\x80"), 0},        // UTF-16 surrogate
+        {std::string("ok\xF4\x90\x80\x80"), 2},  // above U+10FFFF
+    };
+    for (const auto& [text, pos] : bad) {
+        try {
+            tok.encode(text);
+            ADD_FAILURE() << "no error for invalid UTF-8 at " << pos;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+            EXPECT_NE(std::string(e.what()).find("offset " + std::to_string(pos)),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+class BrokenCheckpoint : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = testing::tmp_dir() + "/tokenizer_broken_" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+        const std::string src = testing::model_dir("tiny-custom_voice");
+        for (const char* f : {"vocab.json", "merges.txt", "tokenizer_config.json"}) {
+            fs::copy_file(src + "/" + f, dir_ + "/" + f);
+        }
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    void write(const char* name, const std::string& content) {
+        std::ofstream(dir_ + "/" + name, std::ios::binary) << content;
+    }
+    // Expects load() to throw `code` with a message naming `file`.
+    void expect_load_error(ErrorCode code, const std::string& file, const std::string& detail) {
+        try {
+            Tokenizer::load(dir_);
+            ADD_FAILURE() << "load did not throw";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), code) << e.what();
+            EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(detail), std::string::npos) << e.what();
+        }
+    }
+    std::string dir_;
+};
+
+TEST_F(BrokenCheckpoint, CopyLoads) {
+    EXPECT_EQ(Tokenizer::load(dir_).vocab_size(), 151676u);
+}
+
+TEST_F(BrokenCheckpoint, MissingVocab) {
+    fs::remove(dir_ + "/vocab.json");
+    expect_load_error(ErrorCode::io, "vocab.json", "cannot open");
+}
+
+TEST_F(BrokenCheckpoint, MissingMerges) {
+    fs::remove(dir_ + "/merges.txt");
+    expect_load_error(ErrorCode::io, "merges.txt", "cannot open");
+}
+
+TEST_F(BrokenCheckpoint, MissingTokenizerConfig) {
+    fs::remove(dir_ + "/tokenizer_config.json");
+    expect_load_error(ErrorCode::io, "tokenizer_config.json", "cannot open");
+}
+
+TEST_F(BrokenCheckpoint, VocabNotJson) {
+    write("vocab.json", "{\"a\": 1,");
+    expect_load_error(ErrorCode::format, "vocab.json", "not valid JSON");
+}
+
+TEST_F(BrokenCheckpoint, VocabBadId) {
+    write("vocab.json", "{\"a\": \"one\"}");
+    expect_load_error(ErrorCode::format, "vocab.json", "\"a\"");
+}
+
+TEST_F(BrokenCheckpoint, MergesLineWithThreeParts) {
+    write("merges.txt", "#version: 0.2\n\xC4\xA0 \xC4\xA0\na b c\n");
+    expect_load_error(ErrorCode::format, "merges.txt", "line 3");
+}
+
+TEST_F(BrokenCheckpoint, MergesLineWithOnePart) {
+    write("merges.txt", "#version: 0.2\nab\n");
+    expect_load_error(ErrorCode::format, "merges.txt", "line 2");
+}
+
+TEST_F(BrokenCheckpoint, MergesTokenOutsideVocab) {
+    write("merges.txt", "#version: 0.2\nzzzqqq xxxyyy\n");
+    expect_load_error(ErrorCode::format, "merges.txt", "zzzqqq");
+}
+
+TEST_F(BrokenCheckpoint, AddedTokensMalformed) {
+    write("tokenizer_config.json", R"({"added_tokens_decoder": {"x12": {"content": "<a>"}}})");
+    expect_load_error(ErrorCode::format, "tokenizer_config.json", "x12");
+    write("tokenizer_config.json", R"({"added_tokens_decoder": {"151643": {"special": true}}})");
+    expect_load_error(ErrorCode::format, "tokenizer_config.json", "content");
+}
+
+TEST_F(BrokenCheckpoint, MissingDirectory) {
+    fs::remove_all(dir_);
+    expect_load_error(ErrorCode::io, "vocab.json", "cannot open");
+}
+
+// ---- threads and speed -------------------------------------------------------------------
+
+TEST(Tokenizer, ConcurrentEncodeGivesSameIds) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
+    const auto& cases = reference()["cases"];
+    std::vector<std::string> texts;
+    std::vector<std::vector<int32_t>> want;
+    for (const auto& c : cases) {
+        texts.push_back(c["text"].get<std::string>());
+        want.push_back(c["ids"]["mistral_fixed"].get<std::vector<int32_t>>());
+    }
+    std::atomic<int> mismatches{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 3; ++round) {
+                for (size_t i = 0; i < texts.size(); ++i) {
+                    const size_t k = (i + static_cast<size_t>(t) * 7) % texts.size();
+                    if (tok.encode(texts[k]) != want[k]) ++mismatches;
+                }
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(Tokenizer, LongRunsOfOneClass) {
+    // Single pieces of 100k+ bytes: stresses the regex backtracking stack (\s+(?!\S)) and the
+    // heap-based BPE merge loop; both must stay fast and lossless.
+    std::string cjk;
+    for (int i = 0; i < 20000; ++i) cjk += (i % 2) ? "\xE4\xBD\xA0" : "\xE5\xA5\xBD";  // 你好...
+    const std::vector<std::string> texts = {std::string(100000, ' ') + "x",
+                                            std::string(100000, ' '),
+                                            std::string(50000, '\n'),
+                                            std::string(100000, 'a'),
+                                            std::string(30000, '!'),
+                                            std::string(30000, '7'),
+                                            cjk,
+                                            std::string(50000, '\t') + "end"};
+    for (PretokenizerRegex regex : {PretokenizerRegex::mistral_fixed, PretokenizerRegex::qwen2}) {
+        const Tokenizer& tok = tokenizer(regex);
+        for (const std::string& text : texts) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const auto ids = tok.encode(text);
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            EXPECT_FALSE(ids.empty());
+            EXPECT_EQ(tok.decode(ids), text) << text.substr(0, 8);
+            EXPECT_LT(ms, 2000.0) << text.substr(0, 8);
+        }
+    }
+}
+
+TEST(Tokenizer, Encodes10kBQuickly) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
+    std::string long_text;
+    for (const auto& c : reference()["cases"]) {
+        if (c["name"] == "long_10k") long_text = c["text"].get<std::string>();
+    }
+    ASSERT_GE(long_text.size(), 10240u);
+    tok.encode(long_text);  // warm up
+    const int reps = 20;
+    const auto t0 = std::chrono::steady_clock::now();
+    size_t n = 0;
+    for (int i = 0; i < reps; ++i) n += tok.encode(long_text).size();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+        reps;
+    RecordProperty("encode_10kB_ms", std::to_string(ms));
+    std::printf("encode of %zu bytes -> %zu ids: %.3f ms\n", long_text.size(), n / reps, ms);
+    // Generous bound for loaded CI machines and debug builds; typical is about 1 ms.
+    EXPECT_LT(ms, 200.0);
+}
+
+}  // namespace
+}  // namespace qwen3tts

@@ -1,0 +1,91 @@
+// qwen3tts bench: load time, prefill, and per-frame cost of talker and code predictor,
+// with the weight bytes each frame must read (the memory-bandwidth floor), and peak RSS.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "commands.hpp"
+#include "synthesis_args.hpp"
+
+namespace qwen3tts::cli {
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double peak_rss_mb() {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return double(ru.ru_maxrss) / 1024.0;
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+    auto options = kSynthesisOptions;
+    options.insert("frames");
+    options.insert("runs");
+    const Args args(argc, argv, options, kSynthesisFlags);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
+    const double load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const ModelInfo info = model.info();
+
+    std::vector<std::string> argv_copy(argv, argv + argc);
+    SynthesisRequest req;
+    {
+        // Defaults for a benchmark: a fixed sentence, the first speaker, greedy, fixed length.
+        std::vector<std::string> extra;
+        if (!args.has("text")) extra = {"--text", "The quick brown fox jumps over the lazy dog, "
+                                                  "and then it runs back home again."};
+        if (!args.has("speaker") && info.type == "custom_voice" && !info.speakers.empty())
+            extra.insert(extra.end(), {"--speaker", info.speakers.front()});
+        argv_copy.insert(argv_copy.end(), extra.begin(), extra.end());
+        std::vector<char*> ptrs;
+        for (auto& s : argv_copy) ptrs.push_back(s.data());
+        const Args full(int(ptrs.size()), ptrs.data(), options, kSynthesisFlags);
+        req = parse_synthesis(full, model);
+    }
+    const int frames = args.get_int("frames", 32);
+    const int runs = args.get_int("runs", 3);
+    if (frames < 1 || runs < 1)
+        throw Error(ErrorCode::invalid_argument, "--frames and --runs must be >= 1");
+    req.options.max_frames = frames;
+    // A random-weight model may stop at EOS early: suppress nothing, just report frames.
+    Synthesizer synth(model, req.engine);
+    std::vector<double> prefill, talker, predictor;
+    int64_t produced = 0, positions = 0;
+    for (int r = 0; r < runs; ++r) {
+        GenerationReport rep;
+        synth.generate_codes(req.text, req.options, {}, &rep);
+        produced = rep.frames;
+        positions = rep.prompt_positions;
+        if (rep.frames == 0) continue;
+        prefill.push_back(rep.prefill_ms);
+        talker.push_back(rep.talker_ms / double(rep.frames));
+        predictor.push_back(rep.predictor_ms / double(rep.frames));
+    }
+    std::printf("model            %s (%s %s)\n", info.dir.c_str(), info.size.c_str(), info.type.c_str());
+    std::printf("threads          %d\n", req.engine.threads);
+    std::printf("load             %.1f ms\n", load_ms);
+    std::printf("prompt           %lld positions\n", static_cast<long long>(positions));
+    std::printf("frames per run   %lld (median of %d runs below)\n",
+                static_cast<long long>(produced), runs);
+    std::printf("prefill          %.1f ms\n", median(prefill));
+    std::printf("talker           %.2f ms/frame\n", median(talker));
+    std::printf("code predictor   %.2f ms/frame\n", median(predictor));
+    const double per_frame = median(talker) + median(predictor);
+    std::printf("total            %.2f ms/frame (real-time factor %.3f at 80 ms of audio per frame)\n",
+                per_frame, per_frame / 80.0);
+    std::printf("peak RSS         %.0f MB\n", peak_rss_mb());
+    return 0;
+}
+
+}  // namespace qwen3tts::cli

@@ -1,0 +1,62 @@
+#include "synthesis_args.hpp"
+
+#include <cstdio>
+
+namespace qwen3tts::cli {
+
+const std::set<std::string> kSynthesisOptions = {
+    "model",       "text",  "language", "speaker", "instruct", "text-layout",
+    "seed",        "temperature", "top-k", "top-p", "repetition-penalty", "max-frames",
+    "subtalker-temperature", "subtalker-top-k", "subtalker-top-p", "threads", "kernels",
+    "pretokenizer"};
+const std::set<std::string> kSynthesisFlags = {"greedy"};
+
+LoadOptions parse_load_options(const Args& args) {
+    LoadOptions o;
+    o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
+    return o;
+}
+
+SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
+    SynthesisRequest r;
+    if (!args.has("text"))
+        throw Error(ErrorCode::invalid_argument, "--text is required (use --text - for stdin)");
+    r.text = read_text_argument(args.get("text"));
+    SynthesisOptions& o = r.options;
+    o = model.default_options();
+    o.language = args.get("language", "auto");
+    o.speaker = args.get("speaker");
+    o.instruct = args.get("instruct");
+    o.text_layout = args.get("text-layout", "auto");
+    const int seed = args.get_int("seed", 0);
+    if (seed < 0) throw Error(ErrorCode::invalid_argument, "--seed must be >= 0");
+    o.seed = uint64_t(seed);
+    if (args.flag("greedy")) o.talker.do_sample = o.predictor.do_sample = false;
+    o.talker.temperature = args.get_float("temperature", o.talker.temperature);
+    o.talker.top_k = args.get_int("top-k", o.talker.top_k);
+    o.talker.top_p = args.get_float("top-p", o.talker.top_p);
+    o.talker.repetition_penalty = args.get_float("repetition-penalty", o.talker.repetition_penalty);
+    o.predictor.temperature = args.get_float("subtalker-temperature", o.predictor.temperature);
+    o.predictor.top_k = args.get_int("subtalker-top-k", o.predictor.top_k);
+    o.predictor.top_p = args.get_float("subtalker-top-p", o.predictor.top_p);
+    o.max_frames = args.get_int("max-frames", o.max_frames);
+    if (o.max_frames <= 0)
+        throw Error(ErrorCode::invalid_argument, "--max-frames must be at least 1");
+
+    const ModelInfo info = model.info();
+    if (info.type == "custom_voice" && o.speaker.empty()) {
+        std::string list;
+        for (const auto& s : info.speakers) list += (list.empty() ? "" : ", ") + s;
+        throw Error(ErrorCode::invalid_argument,
+                    "this CustomVoice model needs --speaker (one of: " + list + ")");
+    }
+    r.engine.threads = args.get_int("threads", 0);
+    const std::string kernels = args.get("kernels", "fast");
+    if (kernels == "reference") r.engine.kernels = Kernels::reference;
+    else if (kernels != "fast")
+        throw Error(ErrorCode::invalid_argument,
+                    "--kernels must be fast or reference, got '" + kernels + "'");
+    return r;
+}
+
+}  // namespace qwen3tts::cli
