@@ -175,7 +175,7 @@ public:
             if (done != sf_count_t(n))
                 throw Error(ErrorCode::io,
                             sink_.name() + ": encoding failed (" + sf_strerror(sf_) + ")");
-            drain_pipe(false);
+            drain_pipe();
         }
     }
 
@@ -186,7 +186,7 @@ public:
         const int rc = sf_close(sf_);  // closes the pipe's write end, if any
         sf_ = nullptr;
         rethrow_callback_error();
-        drain_pipe(true);
+        drain_pipe();
         if (rc != 0)
             throw Error(ErrorCode::io, sink_.name() + ": finishing the encoded stream failed (" +
                                            sf_error_number(rc) + ")");
@@ -197,15 +197,19 @@ private:
     void open_through_pipe(SF_INFO& info) {
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0)
-            throw Error(ErrorCode::io, sink_.name() + ": cannot create a pipe for the MP3 encoder (" +
+            throw Error(ErrorCode::io, sink_.name() +
+                                           ": cannot create a pipe for the MP3 encoder (" +
                                            std::strerror(errno) + ")");
         ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
         pipe_read_ = fds[0];
         sf_ = sf_open_fd(fds[1], SFM_WRITE, &info, SF_TRUE);  // owns fds[1] from here on
     }
 
-    // Moves what the encoder wrote into the pipe to the sink; at the end, until end of file.
-    void drain_pipe(bool to_eof) {
+    // Moves what the encoder has written into the pipe to the sink. libsndfile writes
+    // synchronously, so after each call (and after sf_close) everything is already in the pipe:
+    // read until it is empty, without waiting for an end of file that a forked process holding
+    // the write end could delay.
+    void drain_pipe() {
         if (pipe_read_ < 0) return;
         std::vector<uint8_t> buf(65536);
         for (;;) {
@@ -215,12 +219,10 @@ private:
                 continue;
             }
             if (k < 0 && errno == EINTR) continue;
-            if (k < 0 && errno == EAGAIN && !to_eof) return;
-            if (k < 0 && errno == EAGAIN) continue;  // the write end is closed: EOF comes
-            if (k < 0)
-                throw Error(ErrorCode::io, sink_.name() + ": reading the MP3 encoder's pipe failed (" +
-                                               std::strerror(errno) + ")");
-            return;  // k == 0: end of file
+            if (k == 0 || errno == EAGAIN) return;
+            throw Error(ErrorCode::io, sink_.name() +
+                                           ": reading the MP3 encoder's pipe failed (" +
+                                           std::strerror(errno) + ")");
         }
     }
 

@@ -1,5 +1,6 @@
 #include "core/npy.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -53,6 +54,28 @@ void write_npy(const std::string& path, const char* descr, const void* data, siz
     out.write(header.data(), header.size());
     out.write(data, size_t(n) * elem_size);
     out.commit();
+}
+
+// Reorders column-major (Fortran) element data into row-major order in place.
+void to_c_order(NpyArray& a) {
+    const size_t elem = a.bytes.size() / size_t(std::max<int64_t>(a.numel(), 1));
+    const size_t ndim = a.shape.size();
+    std::vector<uint8_t> out(a.bytes.size());
+    std::vector<int64_t> index(ndim, 0);
+    for (int64_t flat = 0; flat < a.numel(); ++flat) {
+        // `flat` walks C order; find the same element's column-major offset.
+        int64_t f_offset = 0, stride = 1;
+        for (size_t d = 0; d < ndim; ++d) {
+            f_offset += index[d] * stride;
+            stride *= a.shape[d];
+        }
+        std::memcpy(out.data() + size_t(flat) * elem, a.bytes.data() + size_t(f_offset) * elem, elem);
+        for (size_t d = ndim; d-- > 0;) {
+            if (++index[d] < a.shape[d]) break;
+            index[d] = 0;
+        }
+    }
+    a.bytes.swap(out);
 }
 
 }  // namespace
@@ -114,8 +137,7 @@ NpyArray read_npy(const std::string& path) {
     const auto q1 = d.find('\'');
     const auto q2 = d.find('\'', q1 + 1);
     a.descr = d.substr(q1 + 1, q2 - q1 - 1);
-    if (header_value(header, "fortran_order", path).find("True") < 8)
-        throw Error(ErrorCode::format, path + ": fortran-order npy arrays are not supported");
+    const bool fortran = header_value(header, "fortran_order", path).find("True") < 8;
     std::string s = header_value(header, "shape", path);
     s = s.substr(s.find('(') + 1, s.find(')') - s.find('(') - 1);
     std::stringstream ss(s);
@@ -128,6 +150,7 @@ NpyArray read_npy(const std::string& path) {
     if (!in.read(reinterpret_cast<char*>(a.bytes.data()), std::streamsize(nbytes)))
         throw Error(ErrorCode::format, path + ": truncated npy data (expected " +
                                            std::to_string(nbytes) + " bytes)");
+    if (fortran && a.shape.size() > 1) to_c_order(a);
     return a;
 }
 

@@ -136,8 +136,7 @@ std::vector<CachedRepo> scan_hub_cache(const std::string& cache_dir) {
         repo.path = entry.path().string();
         // models--Org--Name -> Org/Name (hub names never contain "--")
         std::string rest = name.substr(8);
-        for (size_t pos; (pos = rest.find("--")) != std::string::npos;)
-            rest.replace(pos, 2, "/");
+        for (size_t pos; (pos = rest.find("--")) != std::string::npos;) rest.replace(pos, 2, "/");
         repo.repo_id = rest;
 
         for (const auto& blob : fs::directory_iterator(repo.path + "/blobs", ec)) {

@@ -46,10 +46,10 @@ struct CachedRevision {
 };
 
 struct CachedRepo {
-    std::string repo_id;     // "Org/Name"
-    std::string path;        // <cache>/models--Org--Name
-    uint64_t size_bytes = 0; // all complete blobs on disk (shared between revisions)
-    size_t n_incomplete = 0; // interrupted downloads (blobs/*.incomplete)
+    std::string repo_id;      // "Org/Name"
+    std::string path;         // <cache>/models--Org--Name
+    uint64_t size_bytes = 0;  // all complete blobs on disk (shared between revisions)
+    size_t n_incomplete = 0;  // interrupted downloads (blobs/*.incomplete)
     std::vector<CachedRevision> revisions;
 };
 

@@ -42,10 +42,14 @@ std::string first_line(std::string s, size_t max_len = 200) {
 
 std::string human_bytes(uint64_t n) {
     char buf[32];
-    if (n >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
-    else if (n >= 1000000) std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
-    else if (n >= 1000) std::snprintf(buf, sizeof buf, "%.1f kB", double(n) / 1e3);
-    else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+    if (n >= (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
+    else if (n >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
+    else if (n >= 1000)
+        std::snprintf(buf, sizeof buf, "%.1f kB", double(n) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
     return buf;
 }
 
@@ -62,8 +66,7 @@ std::string unreachable_message(const HubConfig& cfg, const HttpResponse& r) {
            "model folder";
 }
 
-[[noreturn]] void throw_http_error(const HubConfig& cfg, const HttpResponse& r,
-                                   const Context& c) {
+[[noreturn]] void throw_http_error(const HubConfig& cfg, const HttpResponse& r, const Context& c) {
     if (r.status == 0) {
         if (r.unreachable()) throw Error(ErrorCode::io, unreachable_message(cfg, r));
         throw Error(ErrorCode::io, "network error talking to " + cfg.endpoint + " (" +
@@ -85,8 +88,8 @@ std::string unreachable_message(const HubConfig& cfg, const HttpResponse& r) {
                       "/token) was rejected or lacks access; set HF_TOKEN to a valid token";
         if (code == "GatedRepo")
             throw Error(ErrorCode::io, c.repo_id + " is a gated model (" + http +
-                                           "): accept its conditions on " + cfg.endpoint +
-                                           "/" + c.repo_id + ", then " + token_hint);
+                                           "): accept its conditions on " + cfg.endpoint + "/" +
+                                           c.repo_id + ", then " + token_hint);
         if (code == "RepoNotFound")
             throw Error(ErrorCode::invalid_argument,
                         "repository '" + c.repo_id + "' not found on " + cfg.endpoint + " (" +
@@ -95,20 +98,20 @@ std::string unreachable_message(const HubConfig& cfg, const HttpResponse& r) {
         throw Error(ErrorCode::io, "access to " + c.repo_id + " denied (" + http +
                                        (detail.empty() ? "" : ": " + detail) +
                                        "): the repo is private or gated or the token is "
-                                       "invalid; " + token_hint);
+                                       "invalid; " +
+                                       token_hint);
     }
     if (r.status == 404) {
         if (code == "RevisionNotFound")
-            throw Error(ErrorCode::invalid_argument,
-                        "revision '" + c.revision + "' not found in " + c.repo_id + " on " +
-                            cfg.endpoint + " (" + http + ")");
+            throw Error(ErrorCode::invalid_argument, "revision '" + c.revision + "' not found in " +
+                                                         c.repo_id + " on " + cfg.endpoint + " (" +
+                                                         http + ")");
         if (code == "EntryNotFound" || (code.empty() && !c.file.empty()))
-            throw Error(ErrorCode::invalid_argument, "file '" + c.file + "' not found in " +
-                                                         where + " on " + cfg.endpoint +
-                                                         " (" + http + ")");
+            throw Error(ErrorCode::invalid_argument, "file '" + c.file + "' not found in " + where +
+                                                         " on " + cfg.endpoint + " (" + http + ")");
         throw Error(ErrorCode::invalid_argument,
-                    "repository '" + c.repo_id + "' not found on " + cfg.endpoint + " (" +
-                        http + "); check the name (Org/Name) and the revision");
+                    "repository '" + c.repo_id + "' not found on " + cfg.endpoint + " (" + http +
+                        "); check the name (Org/Name) and the revision");
     }
     if (r.status == 429)
         throw Error(ErrorCode::io, "the hub at " + cfg.endpoint + " is rate-limiting requests (" +
@@ -130,21 +133,21 @@ HttpResponse hub_request(const HubConfig& cfg, HttpRequest req, Follow follow,
     std::string url = req.url;
     for (int hop = 0; hop <= kMaxRedirects; ++hop) {
         req.url = url;
-        req.headers = {"User-Agent: qwen3tts/0.1; hf_hub-compatible",
-                       "Accept-Encoding: identity"};
+        req.headers = {"User-Agent: qwen3tts/0.1; hf_hub-compatible", "Accept-Encoding: identity"};
         for (const auto& h : extra_headers) req.headers.push_back(h);
         if (!cfg.token.empty() && url_origin(url) == endpoint_origin)
             req.headers.push_back("Authorization: Bearer " + cfg.token);
         HttpResponse r = http_perform(req);
-        const bool redirect = r.curl_code == 0 && r.status >= 300 && r.status < 400 &&
-                              !r.redirect_url.empty();
+        const bool redirect =
+            r.curl_code == 0 && r.status >= 300 && r.status < 400 && !r.redirect_url.empty();
         if (!redirect) return r;
-        if (follow == Follow::relative_only && r.header("location").find("://") != std::string::npos)
+        if (follow == Follow::relative_only &&
+            r.header("location").find("://") != std::string::npos)
             return r;
         url = r.redirect_url;
     }
-    throw Error(ErrorCode::io, "more than " + std::to_string(kMaxRedirects) +
-                                   " redirects starting at " + req.url);
+    throw Error(ErrorCode::io,
+                "more than " + std::to_string(kMaxRedirects) + " redirects starting at " + req.url);
 }
 
 std::string normalize_etag(std::string etag) {
@@ -266,8 +269,8 @@ FileMeta fetch_file_meta(const HubConfig& cfg, const std::string& repo_id,
                          const std::string& commit, const std::string& file) {
     HttpRequest req;
     req.method = "HEAD";
-    req.url = cfg.endpoint + "/" + url_quote(repo_id, "/") + "/resolve/" + url_quote(commit) +
-              "/" + url_quote(file, "/");
+    req.url = cfg.endpoint + "/" + url_quote(repo_id, "/") + "/resolve/" + url_quote(commit) + "/" +
+              url_quote(file, "/");
     req.timeout_s = kMetadataTimeoutS;
     const HttpResponse r = hub_request(cfg, req, Follow::relative_only);
     const Context ctx{repo_id, commit, file};
@@ -283,9 +286,11 @@ FileMeta fetch_file_meta(const HubConfig& cfg, const std::string& repo_id,
     if (size.empty()) size = r.header("content-length");
     meta.url = redirect && !r.redirect_url.empty() ? r.redirect_url : req.url;
     if (meta.commit.empty() || meta.etag.empty() || size.empty())
-        throw Error(ErrorCode::format,
-                    "the server at " + cfg.endpoint + " sent no X-Repo-Commit, ETag or size "
-                    "for " + repo_id + "/" + file + "; is HF_ENDPOINT a Hugging Face hub?");
+        throw Error(ErrorCode::format, "the server at " + cfg.endpoint +
+                                           " sent no X-Repo-Commit, ETag or size "
+                                           "for " +
+                                           repo_id + "/" + file +
+                                           "; is HF_ENDPOINT a Hugging Face hub?");
     if (!safe_relative_path(meta.etag) || meta.etag.find('/') != std::string::npos)
         throw Error(ErrorCode::format, "the hub sent the unusable etag '" + meta.etag + "' for " +
                                            repo_id + "/" + file);
@@ -384,11 +389,11 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
         if (write_errno != 0) throw_write_error(cfg, incomplete, write_errno);
         if (!range_error.empty()) {
             ::unlink(incomplete.c_str());
-            throw Error(ErrorCode::io, "download of " + repo_id + "/" + meta.file + " failed: " +
-                                           range_error);
+            throw Error(ErrorCode::io,
+                        "download of " + repo_id + "/" + meta.file + " failed: " + range_error);
         }
-        if (r.status == 206 && content_range_start(r.header("content-range")) !=
-                                   static_cast<int64_t>(offset)) {
+        if (r.status == 206 &&
+            content_range_start(r.header("content-range")) != static_cast<int64_t>(offset)) {
             ::unlink(incomplete.c_str());  // a range we did not ask for: start over
             last_error = "unexpected Content-Range '" + r.header("content-range") + "'";
             continue;
@@ -403,8 +408,8 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
                 complete = true;
                 break;
             }
-            last_error = "connection closed after " + human_bytes(done) + " of " +
-                         human_bytes(meta.size);
+            last_error =
+                "connection closed after " + human_bytes(done) + " of " + human_bytes(meta.size);
         } else if (r.status >= 400 && r.curl_code == 0) {
             const bool transient = r.status >= 500 || r.status == 429;
             if (!transient || attempt == kMaxAttempts)
@@ -425,28 +430,28 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
     }
     if (!complete) {
         const int64_t kept = std::max<int64_t>(0, file_size_or_neg(incomplete));
-        throw Error(ErrorCode::io, "download of " + repo_id + "/" + meta.file +
-                                       " was interrupted " + std::to_string(kMaxAttempts) +
-                                       " times (" + last_error + "); " +
-                                       human_bytes(static_cast<uint64_t>(kept)) + " of " +
-                                       human_bytes(meta.size) +
-                                       " are kept: run the command again to resume");
+        throw Error(ErrorCode::io,
+                    "download of " + repo_id + "/" + meta.file + " was interrupted " +
+                        std::to_string(kMaxAttempts) + " times (" + last_error + "); " +
+                        human_bytes(static_cast<uint64_t>(kept)) + " of " + human_bytes(meta.size) +
+                        " are kept: run the command again to resume");
     }
 
     if (kind != EtagKind::opaque) {
         const std::string got = digest.hex();
         if (got != meta.etag) {
             ::unlink(incomplete.c_str());
-            throw Error(ErrorCode::io,
-                        "checksum mismatch for " + repo_id + "/" + meta.file + ": expected " +
-                            (kind == EtagKind::sha256 ? "sha256 " : "git sha1 ") + meta.etag +
-                            ", got " + got + "; the corrupted download was deleted, run the "
-                            "command again");
+            throw Error(ErrorCode::io, "checksum mismatch for " + repo_id + "/" + meta.file +
+                                           ": expected " +
+                                           (kind == EtagKind::sha256 ? "sha256 " : "git sha1 ") +
+                                           meta.etag + ", got " + got +
+                                           "; the corrupted download was deleted, run the "
+                                           "command again");
         }
     }
     if (::rename(incomplete.c_str(), blob.c_str()) != 0)
-        throw Error(ErrorCode::io, "cannot rename " + incomplete + " to " + blob + ": " +
-                                       std::strerror(errno));
+        throw Error(ErrorCode::io,
+                    "cannot rename " + incomplete + " to " + blob + ": " + std::strerror(errno));
     return true;
 }
 

@@ -18,7 +18,9 @@ bool all_hex(const std::string& s) {
     return true;
 }
 
-EVP_MD_CTX* ctx_of(void* p) { return static_cast<EVP_MD_CTX*>(p); }
+EVP_MD_CTX* ctx_of(void* p) {
+    return static_cast<EVP_MD_CTX*>(p);
+}
 
 }  // namespace
 
@@ -28,7 +30,9 @@ Digest::Digest(Kind kind) : kind_(kind) {
     reset();
 }
 
-Digest::~Digest() { EVP_MD_CTX_free(ctx_of(ctx_)); }
+Digest::~Digest() {
+    EVP_MD_CTX_free(ctx_of(ctx_));
+}
 
 void Digest::reset() {
     const EVP_MD* md = kind_ == Kind::sha256 ? EVP_sha256() : EVP_sha1();

@@ -11,7 +11,7 @@
 namespace qwen3tts {
 
 class Digest {
-public:
+  public:
     enum class Kind { sha256, sha1 };
     explicit Digest(Kind kind);
     ~Digest();
@@ -22,7 +22,7 @@ public:
     void update(const void* data, size_t n);
     std::string hex();  // finishes the digest; call reset() before reuse
 
-private:
+  private:
     Kind kind_;
     void* ctx_ = nullptr;  // EVP_MD_CTX
 };

@@ -14,12 +14,12 @@
 namespace qwen3tts {
 
 struct HttpRequest {
-    std::string method = "GET";        // "GET" or "HEAD"
+    std::string method = "GET";  // "GET" or "HEAD"
     std::string url;
     std::vector<std::string> headers;  // "Name: value"
     long timeout_s = 0;                // whole transfer; 0 = no limit (large downloads)
     long connect_timeout_s = 15;
-    long low_speed_time_s = 60;        // abort when under 1 byte/s for this long (a stall)
+    long low_speed_time_s = 60;  // abort when under 1 byte/s for this long (a stall)
     // Called with each chunk of a 2xx body; returns false to abort the transfer (e.g. the
     // disk is full). Without a sink the body is collected into HttpResponse::body. Bodies of
     // non-2xx responses are always collected (capped at 64 KiB) for error messages.
@@ -27,13 +27,13 @@ struct HttpRequest {
 };
 
 struct HttpResponse {
-    long status = 0;                            // 0 when no response was received
-    std::map<std::string, std::string> headers; // names lower-cased; last value wins
+    long status = 0;                             // 0 when no response was received
+    std::map<std::string, std::string> headers;  // names lower-cased; last value wins
     std::string body;
-    std::string redirect_url;                   // absolute Location of a 3xx, else ""
-    int curl_code = 0;                          // CURLcode; 0 = the transfer completed
-    std::string curl_error;                     // libcurl's message when curl_code != 0
-    bool aborted_by_sink = false;               // on_body returned false
+    std::string redirect_url;      // absolute Location of a 3xx, else ""
+    int curl_code = 0;             // CURLcode; 0 = the transfer completed
+    std::string curl_error;        // libcurl's message when curl_code != 0
+    bool aborted_by_sink = false;  // on_body returned false
 
     bool ok() const { return curl_code == 0 && status >= 200 && status < 300; }
     std::string header(const std::string& lower_name) const;

@@ -21,13 +21,12 @@ void make_dirs(const std::string& dir) {
         pos = dir.find('/', pos + 1);
         const std::string part = dir.substr(0, pos);
         if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
-            throw Error(ErrorCode::io, "cannot create directory " + part + ": " +
-                                           std::strerror(errno));
+            throw Error(ErrorCode::io,
+                        "cannot create directory " + part + ": " + std::strerror(errno));
     }
 }
 
-FileLock::FileLock(const std::string& path, const std::function<void()>& on_wait,
-                   int max_wait_s) {
+FileLock::FileLock(const std::string& path, const std::function<void()>& on_wait, int max_wait_s) {
     const auto slash = path.rfind('/');
     if (slash != std::string::npos) make_dirs(path.substr(0, slash));
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -10,7 +10,7 @@
 namespace qwen3tts {
 
 class FileLock {
-public:
+  public:
     // Blocks until the lock is held, calling `on_wait` once if another process holds it.
     // Gives up with Error(io) after `max_wait_s` seconds.
     explicit FileLock(const std::string& path, const std::function<void()>& on_wait = {},
@@ -19,7 +19,7 @@ public:
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;
 
-private:
+  private:
     int fd_ = -1;
 };
 

@@ -17,10 +17,14 @@ using Clock = std::chrono::steady_clock;
 
 std::string mb(uint64_t n) {
     char buf[32];
-    if (n >= 1000000000ull) std::snprintf(buf, sizeof buf, "%.2f GB", double(n) / 1e9);
-    else if (n >= 1000000) std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
-    else if (n >= 1000) std::snprintf(buf, sizeof buf, "%.1f kB", double(n) / 1e3);
-    else std::snprintf(buf, sizeof buf, "%u B", static_cast<unsigned>(n));
+    if (n >= 1000000000ull)
+        std::snprintf(buf, sizeof buf, "%.2f GB", double(n) / 1e9);
+    else if (n >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
+    else if (n >= 1000)
+        std::snprintf(buf, sizeof buf, "%.1f kB", double(n) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%u B", static_cast<unsigned>(n));
     return buf;
 }
 
@@ -43,14 +47,13 @@ void draw_bar(StreamState& s, const PullProgress& p, bool final) {
     const int filled = static_cast<int>(frac * kWidth);
     std::string bar(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(kWidth - filled), '-');
-    const double secs =
-        std::chrono::duration<double>(Clock::now() - s.file_start).count();
+    const double secs = std::chrono::duration<double>(Clock::now() - s.file_start).count();
     const double rate = secs > 0 ? double(p.bytes - s.start_bytes) / secs / 1e6 : 0.0;
     std::string name = p.file;
     if (name.size() > 32) name = "..." + name.substr(name.size() - 29);
-    std::fprintf(s.out, "\r%s %-32s [%s] %3d%% %9s / %-9s %6.1f MB/s\033[K%s",
-                 counter(p).c_str(), name.c_str(), bar.c_str(), static_cast<int>(frac * 100),
-                 mb(p.bytes).c_str(), mb(p.total).c_str(), rate, final ? "\n" : "");
+    std::fprintf(s.out, "\r%s %-32s [%s] %3d%% %9s / %-9s %6.1f MB/s\033[K%s", counter(p).c_str(),
+                 name.c_str(), bar.c_str(), static_cast<int>(frac * 100), mb(p.bytes).c_str(),
+                 mb(p.total).c_str(), rate, final ? "\n" : "");
     std::fflush(s.out);
 }
 
@@ -67,9 +70,11 @@ PullProgressFn stream_progress(std::FILE* out) {
                 s->file_start = s->last_draw = Clock::now();
                 s->start_bytes = p.bytes;
                 s->last_quarter = -1;  // set by the first bytes (a resume starts midway)
-                if (s->tty) draw_bar(*s, p, false);
-                else std::fprintf(s->out, "%s downloading %s (%s)\n", counter(p).c_str(),
-                                  p.file.c_str(), mb(p.total).c_str());
+                if (s->tty)
+                    draw_bar(*s, p, false);
+                else
+                    std::fprintf(s->out, "%s downloading %s (%s)\n", counter(p).c_str(),
+                                 p.file.c_str(), mb(p.total).c_str());
                 break;
             case E::file_bytes: {
                 if (s->tty) {
@@ -91,8 +96,10 @@ PullProgressFn stream_progress(std::FILE* out) {
                 break;
             }
             case E::file_done:
-                if (s->tty) draw_bar(*s, p, true);
-                else std::fprintf(s->out, "%s %s: done\n", counter(p).c_str(), p.file.c_str());
+                if (s->tty)
+                    draw_bar(*s, p, true);
+                else
+                    std::fprintf(s->out, "%s %s: done\n", counter(p).c_str(), p.file.c_str());
                 break;
             case E::file_cached:
                 std::fprintf(s->out, "%s %s: already in the cache\n", counter(p).c_str(),

@@ -29,10 +29,13 @@ PullResult pull_model(const ModelRef& ref, const HubConfig& cfg, const PullOptio
         result.snapshot_dir = find_cached_snapshot(cfg.cache_dir, ref);
         if (result.snapshot_dir.empty())
             throw Error(ErrorCode::io,
-                        "model '" + ref.repo_id + "@" + ref.revision + "' is not in the Hugging "
-                        "Face cache at " + cfg.cache_dir + " and HF_HUB_OFFLINE=1 forbids "
-                        "downloading it; unset HF_HUB_OFFLINE to download it, or pass --model "
-                        "with a local model folder");
+                        "model '" + ref.repo_id + "@" + ref.revision +
+                            "' is not in the Hugging "
+                            "Face cache at " +
+                            cfg.cache_dir +
+                            " and HF_HUB_OFFLINE=1 forbids "
+                            "downloading it; unset HF_HUB_OFFLINE to download it, or pass --model "
+                            "with a local model folder");
         result.commit = result.snapshot_dir.substr(result.snapshot_dir.rfind('/') + 1);
         result.offline = true;
         return result;

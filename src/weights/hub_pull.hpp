@@ -28,11 +28,11 @@ struct PullProgress {
     Event event = Event::file_start;
     std::string repo_id;
     std::string file;
-    size_t index = 0;         // 1-based position of `file`
+    size_t index = 0;  // 1-based position of `file`
     size_t n_files = 0;
-    uint64_t bytes = 0;       // of `file`
-    uint64_t total = 0;       // size of `file`
-    uint64_t all_total = 0;   // size of all files of the pull
+    uint64_t bytes = 0;      // of `file`
+    uint64_t total = 0;      // size of `file`
+    uint64_t all_total = 0;  // size of all files of the pull
 };
 using PullProgressFn = std::function<void(const PullProgress&)>;
 
@@ -46,9 +46,9 @@ struct PullOptions {
 struct PullResult {
     std::string snapshot_dir;  // <cache>/models--Org--Name/snapshots/<commit>
     std::string commit;
-    size_t n_files = 0;        // files linked in the snapshot by this pull
-    size_t n_downloaded = 0;   // of which were fetched from the network
-    bool offline = false;      // HF_HUB_OFFLINE: served from the cache without any request
+    size_t n_files = 0;       // files linked in the snapshot by this pull
+    size_t n_downloaded = 0;  // of which were fetched from the network
+    bool offline = false;     // HF_HUB_OFFLINE: served from the cache without any request
 };
 
 // `spec` is "Org/Name[@revision]". Configuration from the environment (HubConfig::from_env).

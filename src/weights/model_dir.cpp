@@ -76,13 +76,19 @@ std::string resolve_model_dir(const std::string& spec, const PullOptions& option
     const ModelRef ref = parse_model_ref(spec);
     const HubConfig cfg = HubConfig::from_env();
     const std::string snapshot = find_cached_snapshot(cfg.cache_dir, ref);
-    if (!snapshot.empty()) return snapshot;
+    // A snapshot from `pull --include` may lack the weights: complete it when online.
+    const bool complete = file_size_or_neg(snapshot + "/config.json") >= 0 &&
+                          (file_size_or_neg(snapshot + "/model.safetensors") >= 0 ||
+                           file_size_or_neg(snapshot + "/model.safetensors.index.json") >= 0);
+    if (!snapshot.empty() && (complete || cfg.offline)) return snapshot;
     if (cfg.offline)
-        throw Error(ErrorCode::io, "model '" + spec + "' is neither a local directory nor in the "
-                                   "Hugging Face cache at " + cfg.cache_dir + " (revision '" +
-                                   ref.revision + "'), and HF_HUB_OFFLINE=1 forbids "
-                                   "downloading it; unset HF_HUB_OFFLINE, or pass --model "
-                                   "with a local model folder");
+        throw Error(ErrorCode::io, "model '" + spec +
+                                       "' is neither a local directory nor in the "
+                                       "Hugging Face cache at " +
+                                       cfg.cache_dir + " (revision '" + ref.revision +
+                                       "'), and HF_HUB_OFFLINE=1 forbids "
+                                       "downloading it; unset HF_HUB_OFFLINE, or pass --model "
+                                       "with a local model folder");
     return pull_model(ref, cfg, options).snapshot_dir;
 }
 

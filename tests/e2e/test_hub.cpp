@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "support/test_support.hpp"
+#include "weights/hub_pull.hpp"
 #include "weights/model_dir.hpp"
 
 extern char** environ;
@@ -72,22 +73,23 @@ struct Server {
 Server g_server;
 
 class HubTest : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         g_server.state = qt::tmp_dir() + "/hub_server_" + std::to_string(::getpid());
         qt::run_shell("rm -rf " + qt::shell_quote(g_server.state));
         ::mkdir(g_server.state.c_str(), 0755);
         const std::string script = qt::data_dir() + "/../tools/fake_hub.py";
         std::vector<std::string> args = {
-            "python3", script,
-            "--repo", std::string(kRepo) + "=" + qt::model_dir("tiny-custom_voice"),
-            "--gated", std::string(kGated) + "=" + qt::model_dir("tiny-base"),
-            "--token", kToken, "--state", g_server.state, "--max-seconds", "900"};
+            "python3",       script,
+            "--repo",        std::string(kRepo) + "=" + qt::model_dir("tiny-custom_voice"),
+            "--gated",       std::string(kGated) + "=" + qt::model_dir("tiny-base"),
+            "--token",       kToken,
+            "--state",       g_server.state,
+            "--max-seconds", "900"};
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
-        ASSERT_EQ(::posix_spawnp(&g_server.pid, "python3", nullptr, nullptr, argv.data(),
-                                 environ),
+        ASSERT_EQ(::posix_spawnp(&g_server.pid, "python3", nullptr, nullptr, argv.data(), environ),
                   0);
         const std::string port_file = g_server.state + "/port";
         for (int i = 0; i < 300 && !exists(port_file); ++i)  // at most 30 s
@@ -186,9 +188,9 @@ protected:
                 EXPECT_EQ(sum.output.substr(0, 64), etag);
             }
         }
-        EXPECT_EQ(qt::run_shell("ls " + qt::shell_quote(dir + "/blobs") + " | grep -c incomplete")
-                      .output,
-                  "0\n");
+        EXPECT_EQ(
+            qt::run_shell("ls " + qt::shell_quote(dir + "/blobs") + " | grep -c incomplete").output,
+            "0\n");
     }
 
     std::string blob_of(const std::string& file) const {
@@ -216,9 +218,10 @@ TEST_F(HubTest, PullBuildsTheHuggingFaceCacheLayout) {
     const auto again = cli(std::string("pull ") + kRepo);
     ASSERT_EQ(again.exit_code, 0) << again.output;
     EXPECT_NE(again.output.find("already in the cache"), std::string::npos) << again.output;
-    EXPECT_EQ(count_requests([](const json& q) { return q["method"] == "GET" &&
-                                                        q["path"].get<std::string>().find("/api/") ==
-                                                            std::string::npos; }),
+    EXPECT_EQ(count_requests([](const json& q) {
+                  return q["method"] == "GET" &&
+                         q["path"].get<std::string>().find("/api/") == std::string::npos;
+              }),
               0u);
     expect_complete_snapshot();
 }
@@ -255,8 +258,8 @@ TEST_F(HubTest, ResumesAnInterruptedPull) {
     const std::string range = "bytes=" + std::to_string(kept) + "-";
     EXPECT_EQ(count_requests([&](const json& q) { return is_cdn_get(q) && q["range"] == range; }),
               1u);
-    EXPECT_EQ(slurp(blob_of("model.safetensors")), slurp(qt::model_dir("tiny-custom_voice") +
-                                                         "/model.safetensors"));
+    EXPECT_EQ(slurp(blob_of("model.safetensors")),
+              slurp(qt::model_dir("tiny-custom_voice") + "/model.safetensors"));
     EXPECT_FALSE(exists(incomplete));
 }
 
@@ -265,8 +268,7 @@ TEST_F(HubTest, ResumesWithinOnePull) {
     const auto r = cli(std::string("pull ") + kRepo);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("resuming"), std::string::npos) << r.output;
-    EXPECT_EQ(count_requests([](const json& q) { return is_cdn_get(q) && q["range"] != ""; }),
-              1u);
+    EXPECT_EQ(count_requests([](const json& q) { return is_cdn_get(q) && q["range"] != ""; }), 1u);
     expect_complete_snapshot();
 }
 
@@ -323,6 +325,11 @@ TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
     EXPECT_TRUE(requests().empty());
 
     ::unsetenv("HF_HUB_OFFLINE");
+    // A partial snapshot (configs only) is completed on use.
+    qwen3tts::PullOptions configs_only;
+    configs_only.include = {"*.json"};
+    EXPECT_EQ(qwen3tts::pull_model(kRepo, configs_only).snapshot_dir, snapshot());
+    EXPECT_FALSE(exists(snapshot() + "/model.safetensors"));
     EXPECT_EQ(qwen3tts::resolve_model_dir(kRepo), snapshot());
     EXPECT_FALSE(logged.empty());  // progress went through the log sink
     expect_complete_snapshot();
@@ -336,8 +343,10 @@ TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
     qwen3tts::set_log_sink(nullptr);
     ::unsetenv("HF_HUB_OFFLINE");
     ::unsetenv("HF_ENDPOINT");
-    if (old_home.empty()) ::unsetenv("HF_HOME");
-    else ::setenv("HF_HOME", old_home.c_str(), 1);
+    if (old_home.empty())
+        ::unsetenv("HF_HOME");
+    else
+        ::setenv("HF_HOME", old_home.c_str(), 1);
 }
 
 TEST_F(HubTest, NotFoundErrorsNameWhatIsMissing) {
@@ -378,13 +387,12 @@ TEST_F(HubTest, GatedRepoNeedsAToken) {
     // With the token; the CDN is another origin ("localhost") and must not receive it.
     set_mode({{"cdn_host", "localhost"}});
     clear_log();
-    const auto ok = cli(std::string("pull ") + kGated + " --quiet",
-                        std::string("HF_TOKEN=") + kToken);
+    const auto ok =
+        cli(std::string("pull ") + kGated + " --quiet", std::string("HF_TOKEN=") + kToken);
     ASSERT_EQ(ok.exit_code, 0) << ok.output;
     expect_complete_snapshot(kGated, "tiny-base");
     EXPECT_GE(count_requests(is_cdn_get), 2u);
-    EXPECT_EQ(count_requests([](const json& q) { return is_cdn_get(q) && q["auth"] == true; }),
-              0u);
+    EXPECT_EQ(count_requests([](const json& q) { return is_cdn_get(q) && q["auth"] == true; }), 0u);
     EXPECT_EQ(count_requests([](const json& q) {
                   return q["path"].get<std::string>().find("/resolve/") != std::string::npos &&
                          q["auth"] != true;
@@ -402,9 +410,9 @@ TEST_F(HubTest, TwoConcurrentPullsEndWithOneCorrectCache) {
     set_mode({{"delay_ms", 4}});  // slow CDN, so that the two pulls overlap
     const std::string one = cli_command(std::string("pull ") + kRepo);
     const std::string h = qt::shell_quote(home_);
-    const auto r = qt::run_shell("(" + one + " > " + h + "/out1 2>&1; echo $? > " + h +
-                                 "/rc1) & (" + one + " > " + h + "/out2 2>&1; echo $? > " + h +
-                                 "/rc2) & wait");
+    const auto r =
+        qt::run_shell("(" + one + " > " + h + "/out1 2>&1; echo $? > " + h + "/rc1) & (" + one +
+                      " > " + h + "/out2 2>&1; echo $? > " + h + "/rc2) & wait");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(slurp(home_ + "/rc1"), "0\n") << slurp(home_ + "/out1");
     EXPECT_EQ(slurp(home_ + "/rc2"), "0\n") << slurp(home_ + "/out2");
@@ -414,8 +422,8 @@ TEST_F(HubTest, TwoConcurrentPullsEndWithOneCorrectCache) {
         const std::string etag = meta["etag"];
         if (etag.size() != 64) continue;
         EXPECT_EQ(count_requests([&](const json& q) {
-                      return is_cdn_get(q) && q["path"].get<std::string>().find(etag) !=
-                                                  std::string::npos;
+                      return is_cdn_get(q) &&
+                             q["path"].get<std::string>().find(etag) != std::string::npos;
                   }),
                   1u)
             << file;

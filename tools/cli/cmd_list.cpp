@@ -10,8 +10,10 @@ namespace {
 
 std::string list_size(uint64_t n) {
     char buf[32];
-    if (n >= 1000000000ull) std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
-    else std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
+    if (n >= 1000000000ull)
+        std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
     return buf;
 }
 
@@ -21,9 +23,10 @@ int cmd_list(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--help" || a == "-h") {
-            std::printf("usage: qwen3tts list\n"
-                        "  Lists the models in the Hugging Face cache ($HF_HUB_CACHE, else "
-                        "$HF_HOME/hub)\n  with their revisions, file counts and sizes.\n");
+            std::printf(
+                "usage: qwen3tts list\n"
+                "  Lists the models in the Hugging Face cache ($HF_HUB_CACHE, else "
+                "$HF_HOME/hub)\n  with their revisions, file counts and sizes.\n");
             return 0;
         }
         std::fprintf(stderr, "qwen3tts list: unexpected argument '%s'\n", a.c_str());
@@ -37,8 +40,7 @@ int cmd_list(int argc, char** argv) {
             return 0;
         }
         uint64_t total = 0;
-        std::printf("%-40s %-16s %-12s %6s %10s\n", "MODEL", "REVISION", "COMMIT", "FILES",
-                    "SIZE");
+        std::printf("%-40s %-16s %-12s %6s %10s\n", "MODEL", "REVISION", "COMMIT", "FILES", "SIZE");
         for (const auto& repo : repos) {
             total += repo.size_bytes;
             std::string note;
