@@ -12,7 +12,7 @@
 namespace qwen3tts {
 
 class AudioEncoder {
-public:
+  public:
     virtual ~AudioEncoder() = default;
     // frames: interleaved floats, n_frames * channels values.
     virtual void write(const float* frames, size_t n_frames) = 0;

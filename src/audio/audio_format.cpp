@@ -33,13 +33,15 @@ AudioFormat audio_format_from_path(const std::string& path) {
     if (path == "-")
         throw Error(ErrorCode::invalid_argument,
                     "cannot tell the audio format of stdout ('-') from its name; name the "
-                    "format (one of " + std::string(k_known_names) + ")");
+                    "format (one of " +
+                        std::string(k_known_names) + ")");
     const size_t slash = path.find_last_of('/');
     const size_t dot = path.find_last_of('.');
     if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
         throw Error(ErrorCode::invalid_argument,
-                    path + ": output file has no extension to tell its audio format from "
-                           "(use .wav .pcm .raw .flac .ogg .opus .mp3 .npy, or name the format)");
+                    path +
+                        ": output file has no extension to tell its audio format from "
+                        "(use .wav .pcm .raw .flac .ogg .opus .mp3 .npy, or name the format)");
     const std::string ext = lower(path.substr(dot));
     if (ext == ".wav") return AudioFormat::wav_pcm16;
     if (ext == ".pcm" || ext == ".raw") return AudioFormat::raw_pcm16;
@@ -54,13 +56,20 @@ AudioFormat audio_format_from_path(const std::string& path) {
 
 const char* audio_format_name(AudioFormat format) {
     switch (format) {
-    case AudioFormat::wav_pcm16: return "wav";
-    case AudioFormat::wav_f32: return "wav-f32";
-    case AudioFormat::raw_pcm16: return "pcm";
-    case AudioFormat::flac: return "flac";
-    case AudioFormat::ogg_opus: return "opus";
-    case AudioFormat::mp3: return "mp3";
-    case AudioFormat::npy_f32: return "npy";
+        case AudioFormat::wav_pcm16:
+            return "wav";
+        case AudioFormat::wav_f32:
+            return "wav-f32";
+        case AudioFormat::raw_pcm16:
+            return "pcm";
+        case AudioFormat::flac:
+            return "flac";
+        case AudioFormat::ogg_opus:
+            return "opus";
+        case AudioFormat::mp3:
+            return "mp3";
+        case AudioFormat::npy_f32:
+            return "npy";
     }
     QWEN3TTS_ASSERT(false);
     return "";
@@ -68,13 +77,20 @@ const char* audio_format_name(AudioFormat format) {
 
 const char* audio_format_extension(AudioFormat format) {
     switch (format) {
-    case AudioFormat::wav_pcm16: return ".wav";
-    case AudioFormat::wav_f32: return ".wav";
-    case AudioFormat::raw_pcm16: return ".pcm";
-    case AudioFormat::flac: return ".flac";
-    case AudioFormat::ogg_opus: return ".opus";
-    case AudioFormat::mp3: return ".mp3";
-    case AudioFormat::npy_f32: return ".npy";
+        case AudioFormat::wav_pcm16:
+            return ".wav";
+        case AudioFormat::wav_f32:
+            return ".wav";
+        case AudioFormat::raw_pcm16:
+            return ".pcm";
+        case AudioFormat::flac:
+            return ".flac";
+        case AudioFormat::ogg_opus:
+            return ".opus";
+        case AudioFormat::mp3:
+            return ".mp3";
+        case AudioFormat::npy_f32:
+            return ".npy";
     }
     QWEN3TTS_ASSERT(false);
     return "";
@@ -82,13 +98,20 @@ const char* audio_format_extension(AudioFormat format) {
 
 const char* audio_format_mime_type(AudioFormat format) {
     switch (format) {
-    case AudioFormat::wav_pcm16: return "audio/wav";
-    case AudioFormat::wav_f32: return "audio/wav";
-    case AudioFormat::raw_pcm16: return "audio/pcm";  // not audio/L16: that is big-endian
-    case AudioFormat::flac: return "audio/flac";
-    case AudioFormat::ogg_opus: return "audio/ogg";
-    case AudioFormat::mp3: return "audio/mpeg";
-    case AudioFormat::npy_f32: return "application/octet-stream";
+        case AudioFormat::wav_pcm16:
+            return "audio/wav";
+        case AudioFormat::wav_f32:
+            return "audio/wav";
+        case AudioFormat::raw_pcm16:
+            return "audio/pcm";  // not audio/L16: that is big-endian
+        case AudioFormat::flac:
+            return "audio/flac";
+        case AudioFormat::ogg_opus:
+            return "audio/ogg";
+        case AudioFormat::mp3:
+            return "audio/mpeg";
+        case AudioFormat::npy_f32:
+            return "application/octet-stream";
     }
     QWEN3TTS_ASSERT(false);
     return "";

@@ -15,8 +15,15 @@ namespace {
 
 const char* const k_readable = "WAV, FLAC, Ogg Vorbis, Ogg Opus, MP3";
 
+// libsndfile's message without its trailing period, to nest it in ours.
+std::string sndfile_reason(SNDFILE* sf) {
+    std::string why = sf_strerror(sf);
+    while (!why.empty() && (why.back() == '.' || why.back() == '\n')) why.pop_back();
+    return why;
+}
+
 class SndfileReader {
-public:
+  public:
     explicit SndfileReader(const std::string& path) : path_(path) {
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0)
@@ -27,19 +34,18 @@ public:
         if (S_ISDIR(st.st_mode))
             throw Error(ErrorCode::io, path + ": cannot read audio: it is a directory");
         if (::access(path.c_str(), R_OK) != 0)
-            throw Error(ErrorCode::io, path + ": cannot read audio (" + std::strerror(errno) +
-                                           ")");
+            throw Error(ErrorCode::io, path + ": cannot read audio (" + std::strerror(errno) + ")");
         if (S_ISREG(st.st_mode) && st.st_size == 0)
             throw Error(ErrorCode::format, path + ": audio file is empty (0 bytes)");
         sf_ = sf_open(path.c_str(), SFM_READ, &info_);
         if (!sf_)
             throw Error(ErrorCode::format, path + ": not an audio file that can be read (" +
-                                               sf_strerror(nullptr) + "; readable: " +
-                                               k_readable + ")");
+                                               sndfile_reason(nullptr) +
+                                               "; readable: " + k_readable + ")");
         if (info_.channels < 1 || info_.samplerate < 1)
-            throw Error(ErrorCode::format,
-                        path + ": audio header has " + std::to_string(info_.channels) +
-                            " channels at " + std::to_string(info_.samplerate) + " Hz");
+            throw Error(ErrorCode::format, path + ": audio header has " +
+                                               std::to_string(info_.channels) + " channels at " +
+                                               std::to_string(info_.samplerate) + " Hz");
     }
     ~SndfileReader() {
         if (sf_) sf_close(sf_);
@@ -53,7 +59,8 @@ public:
     std::vector<float> read_mono() {
         const int n_ch = info_.channels;
         std::vector<float> mono;
-        if (info_.frames > 0 && info_.frames < (int64_t(1) << 32)) mono.reserve(size_t(info_.frames));
+        if (info_.frames > 0 && info_.frames < (int64_t(1) << 32))
+            mono.reserve(size_t(info_.frames));
         constexpr sf_count_t k_block = 8192;
         std::vector<float> buf(size_t(k_block) * size_t(n_ch));
         for (;;) {
@@ -75,7 +82,7 @@ public:
         }
         if (sf_error(sf_) != SF_ERR_NO_ERROR)
             throw Error(ErrorCode::format,
-                        path_ + ": audio data is damaged (" + sf_strerror(sf_) + ")");
+                        path_ + ": audio data is damaged (" + sndfile_reason(sf_) + ")");
         return mono;
     }
 
@@ -86,7 +93,7 @@ public:
         return fi.name;
     }
 
-private:
+  private:
     std::string path_;
     SF_INFO info_{};
     SNDFILE* sf_ = nullptr;

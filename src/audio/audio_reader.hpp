@@ -32,9 +32,9 @@ Audio read_audio_file(const std::string& path);
 struct AudioFileInfo {
     int sample_rate = 0;
     int channels = 0;
-    int64_t frames = -1;     // per channel; -1 when the container does not say
-    std::string container;   // libsndfile's major format name, e.g. "WAV (Microsoft)"
-    std::string encoding;    // libsndfile's subtype name, e.g. "Signed 16 bit PCM"
+    int64_t frames = -1;    // per channel; -1 when the container does not say
+    std::string container;  // libsndfile's major format name, e.g. "WAV (Microsoft)"
+    std::string encoding;   // libsndfile's subtype name, e.g. "Signed 16 bit PCM"
     double duration_s() const {
         return frames >= 0 && sample_rate > 0 ? double(frames) / double(sample_rate) : -1.0;
     }

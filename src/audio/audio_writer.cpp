@@ -6,8 +6,7 @@
 
 namespace qwen3tts {
 
-AudioWriter::AudioWriter(const std::string& path, AudioFormat format, int sample_rate,
-                         int channels)
+AudioWriter::AudioWriter(const std::string& path, AudioFormat format, int sample_rate, int channels)
     : format_(format), sample_rate_(sample_rate), channels_(channels) {
     open(open_path_sink(path));
 }
@@ -29,8 +28,7 @@ AudioWriter::~AudioWriter() = default;
 
 void AudioWriter::write(const float* samples, size_t n_frames) {
     if (finished_)
-        throw Error(ErrorCode::invalid_argument,
-                    sink_->name() + ": audio written after finish()");
+        throw Error(ErrorCode::invalid_argument, sink_->name() + ": audio written after finish()");
     if (n_frames == 0) return;
     QWEN3TTS_ASSERT(samples != nullptr);
     encoder_->write(samples, n_frames);

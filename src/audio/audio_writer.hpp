@@ -10,8 +10,10 @@
 //
 // A file path is written under a temporary name in the same directory and renamed on
 // finish(); a writer destroyed without finish() removes the temporary, so a partial file never
-// appears under the final name. Path "-" writes to stdout: WAV then carries 0xFFFFFFFF (unknown)
-// sizes, as sox and ffmpeg do on pipes, unless stdout is a regular file that can be patched.
+// appears under the final name. Path "-" writes to stdout. On stdout (unless it is a regular
+// file, which is patched like any file) and on a callback: WAV carries 0xFFFFFFFF sizes, read
+// by sox, ffmpeg and browsers as "to the end of the stream"; FLAC leaves STREAMINFO's length
+// and MD5 "unknown"; MP3 is constant-bit-rate without a Xing/LAME tag (see docs/audio.md).
 //
 // Samples are float in [-1, 1], interleaved when channels > 1. Integer formats (PCM16 WAV, raw,
 // FLAC) scale by 32767 and round to nearest, as libsndfile/soundfile.write do, clipping values
@@ -35,7 +37,7 @@ class ByteSink;
 class AudioEncoder;
 
 class AudioWriter {
-public:
+  public:
     // Receives encoded bytes in order; may throw (the writer passes the exception on).
     using ByteCallback = std::function<void(const void* data, size_t n)>;
 
@@ -63,7 +65,7 @@ public:
     int channels() const { return channels_; }
     int64_t frames_written() const { return frames_written_; }
 
-private:
+  private:
     void open(std::unique_ptr<ByteSink> sink);
 
     AudioFormat format_;

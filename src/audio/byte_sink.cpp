@@ -13,12 +13,14 @@
 namespace qwen3tts {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+    return std::strerror(errno);
+}
 
 // A temporary file next to the final path (same directory, so rename() is atomic), written
 // through stdio and renamed on commit — the core/atomic_file.hpp protocol, plus seeking.
 class TempFileSink final : public ByteSink {
-public:
+  public:
     explicit TempFileSink(const std::string& path)
         : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())) {
         struct stat st {};
@@ -28,7 +30,13 @@ public:
         if (!file_) {
             const int err = errno;
             std::string why = std::strerror(err);
-            if (err == ENOENT) why = "its directory does not exist";
+            if (err == ENOENT) {
+                const size_t slash = path.find_last_of('/');
+                const std::string dir =
+                    slash == std::string::npos ? "." : path.substr(0, slash + 1);
+                struct stat dir_st {};
+                if (::stat(dir.c_str(), &dir_st) != 0) why = "directory " + dir + " does not exist";
+            }
             throw Error(ErrorCode::io, path + ": cannot open for writing (" + why + ")");
         }
     }
@@ -68,7 +76,7 @@ public:
     }
     const std::string& name() const override { return path_; }
 
-private:
+  private:
     std::string path_;
     std::string tmp_path_;
     std::FILE* file_ = nullptr;
@@ -80,8 +88,9 @@ private:
 // stdout is redirected to a regular file it can seek (relative to where it started), so headers
 // get their real sizes; on a pipe or terminal they keep the streaming "unknown" values.
 class StdoutSink final : public ByteSink {
-public:
+  public:
     StdoutSink() {
+        std::fflush(stdout);  // whatever the program printed through stdio goes first
         struct stat st {};
         if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
             const off_t at = ::lseek(STDOUT_FILENO, 0, SEEK_CUR);
@@ -97,8 +106,7 @@ public:
         while (left > 0) {
             const ssize_t k = ::write(STDOUT_FILENO, p, left);
             if (k < 0 && errno == EINTR) continue;
-            if (k <= 0)
-                throw Error(ErrorCode::io, name_ + ": write failed (" + errno_text() + ")");
+            if (k <= 0) throw Error(ErrorCode::io, name_ + ": write failed (" + errno_text() + ")");
             p += k;
             left -= size_t(k);
         }
@@ -118,7 +126,7 @@ public:
     void commit() override {}
     const std::string& name() const override { return name_; }
 
-private:
+  private:
     std::string name_ = "stdout";
     bool seekable_ = false;
     uint64_t base_ = 0;
@@ -127,7 +135,7 @@ private:
 };
 
 class CallbackSink final : public ByteSink {
-public:
+  public:
     explicit CallbackSink(ByteCallback callback) : callback_(std::move(callback)) {
         if (!callback_)
             throw Error(ErrorCode::invalid_argument, "audio writer: empty output callback");
@@ -144,7 +152,7 @@ public:
     void commit() override {}
     const std::string& name() const override { return name_; }
 
-private:
+  private:
     ByteCallback callback_;
     std::string name_ = "audio stream";
     uint64_t pos_ = 0;
@@ -153,8 +161,7 @@ private:
 }  // namespace
 
 std::unique_ptr<ByteSink> open_path_sink(const std::string& path) {
-    if (path.empty())
-        throw Error(ErrorCode::invalid_argument, "audio writer: empty output path");
+    if (path.empty()) throw Error(ErrorCode::invalid_argument, "audio writer: empty output path");
     if (path == "-") return std::make_unique<StdoutSink>();
     return std::make_unique<TempFileSink>(path);
 }

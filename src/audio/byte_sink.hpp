@@ -14,7 +14,7 @@
 namespace qwen3tts {
 
 class ByteSink {
-public:
+  public:
     virtual ~ByteSink() = default;
     virtual void write(const void* data, size_t n) = 0;
     virtual void flush() = 0;  // hand buffered bytes to the OS / callback

@@ -22,7 +22,9 @@ void put_u16(std::vector<uint8_t>& b, uint32_t v) {
 void put_u32(std::vector<uint8_t>& b, uint32_t v) {
     for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
 }
-void put_tag(std::vector<uint8_t>& b, const char* tag) { b.insert(b.end(), tag, tag + 4); }
+void put_tag(std::vector<uint8_t>& b, const char* tag) {
+    b.insert(b.end(), tag, tag + 4);
+}
 
 // float [-1, 1] → int16 the way libsndfile (and so Python soundfile.write) does: × 32767,
 // round to nearest; diverges: clips out-of-range values instead of letting them wrap.
@@ -57,7 +59,7 @@ void append_f32(std::vector<uint8_t>& out, const float* x, size_t n) {
 // header. Sizes are patched at finish() when the sink can seek; otherwise they stay
 // 0xFFFFFFFF, which streaming readers (sox, ffmpeg, browsers) take as "until end of stream".
 class WavEncoder final : public AudioEncoder {
-public:
+  public:
     WavEncoder(ByteSink& sink, int sample_rate, int channels, bool is_float)
         : sink_(sink), channels_(channels), is_float_(is_float) {
         const uint32_t bytes_per_sample = is_float ? 4 : 2;
@@ -110,7 +112,7 @@ public:
         sink_.seek(sink_.size());
     }
 
-private:
+  private:
     void patch(uint64_t offset, uint32_t value) {
         std::vector<uint8_t> b;
         put_u32(b, value);
@@ -129,7 +131,7 @@ private:
 };
 
 class RawPcm16Encoder final : public AudioEncoder {
-public:
+  public:
     RawPcm16Encoder(ByteSink& sink, int channels) : sink_(sink), channels_(channels) {}
     void write(const float* frames, size_t n_frames) override {
         buf_.clear();
@@ -139,7 +141,7 @@ public:
     void flush() override { sink_.flush(); }
     void finish() override {}
 
-private:
+  private:
     ByteSink& sink_;
     int channels_;
     std::vector<uint8_t> buf_;
@@ -149,7 +151,7 @@ private:
 // written with a fixed 128-byte size so the final shape can be patched in place; a
 // non-seekable sink gets everything at finish() instead.
 class NpyEncoder final : public AudioEncoder {
-public:
+  public:
     static constexpr size_t k_header_size = 128;
 
     NpyEncoder(ByteSink& sink, int channels) : sink_(sink), channels_(channels) {
@@ -182,12 +184,11 @@ public:
         }
     }
 
-private:
+  private:
     std::vector<uint8_t> header(uint64_t n_frames) const {
-        std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
-                           std::to_string(n_frames) +
-                           (channels_ == 1 ? std::string(",") : ", " + std::to_string(channels_)) +
-                           "), }";
+        std::string dict =
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n_frames) +
+            (channels_ == 1 ? std::string(",") : ", " + std::to_string(channels_)) + "), }";
         QWEN3TTS_ASSERT(10 + dict.size() + 1 <= k_header_size);
         dict.append(k_header_size - 10 - dict.size() - 1, ' ');
         dict.push_back('\n');
@@ -208,21 +209,24 @@ private:
 std::unique_ptr<AudioEncoder> make_audio_encoder(AudioFormat format, ByteSink& sink,
                                                  int sample_rate, int channels) {
     if (sample_rate <= 0)
-        throw Error(ErrorCode::invalid_argument, sink.name() + ": invalid sample rate " +
-                                                     std::to_string(sample_rate));
+        throw Error(ErrorCode::invalid_argument,
+                    sink.name() + ": invalid sample rate " + std::to_string(sample_rate));
     if (channels < 1 || channels > 8)
-        throw Error(ErrorCode::invalid_argument, sink.name() + ": invalid channel count " +
-                                                     std::to_string(channels) + " (1-8)");
+        throw Error(ErrorCode::invalid_argument,
+                    sink.name() + ": invalid channel count " + std::to_string(channels) + " (1-8)");
     switch (format) {
-    case AudioFormat::wav_pcm16:
-        return std::make_unique<WavEncoder>(sink, sample_rate, channels, false);
-    case AudioFormat::wav_f32:
-        return std::make_unique<WavEncoder>(sink, sample_rate, channels, true);
-    case AudioFormat::raw_pcm16: return std::make_unique<RawPcm16Encoder>(sink, channels);
-    case AudioFormat::npy_f32: return std::make_unique<NpyEncoder>(sink, channels);
-    case AudioFormat::flac:
-    case AudioFormat::ogg_opus:
-    case AudioFormat::mp3: return make_sndfile_encoder(format, sink, sample_rate, channels);
+        case AudioFormat::wav_pcm16:
+            return std::make_unique<WavEncoder>(sink, sample_rate, channels, false);
+        case AudioFormat::wav_f32:
+            return std::make_unique<WavEncoder>(sink, sample_rate, channels, true);
+        case AudioFormat::raw_pcm16:
+            return std::make_unique<RawPcm16Encoder>(sink, channels);
+        case AudioFormat::npy_f32:
+            return std::make_unique<NpyEncoder>(sink, channels);
+        case AudioFormat::flac:
+        case AudioFormat::ogg_opus:
+        case AudioFormat::mp3:
+            return make_sndfile_encoder(format, sink, sample_rate, channels);
     }
     QWEN3TTS_ASSERT(false);
     return nullptr;

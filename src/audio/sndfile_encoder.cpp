@@ -64,7 +64,9 @@ sf_count_t vio_seek(sf_count_t offset, int whence, void* user) {
     return -1;
 }
 
-sf_count_t vio_read(void*, sf_count_t, void*) { return 0; }
+sf_count_t vio_read(void*, sf_count_t, void*) {
+    return 0;
+}
 
 sf_count_t vio_write(const void* ptr, sf_count_t count, void* user) {
     auto* s = static_cast<VioState*>(user);
@@ -79,7 +81,9 @@ sf_count_t vio_write(const void* ptr, sf_count_t count, void* user) {
     return count;
 }
 
-sf_count_t vio_tell(void* user) { return sf_count_t(static_cast<VioState*>(user)->sink->tell()); }
+sf_count_t vio_tell(void* user) {
+    return sf_count_t(static_cast<VioState*>(user)->sink->tell());
+}
 
 bool is_opus_rate(int rate) {
     return rate == 8000 || rate == 12000 || rate == 16000 || rate == 24000 || rate == 48000;
@@ -92,7 +96,7 @@ bool is_mp3_rate(int rate) {
 }
 
 class SndfileEncoder final : public AudioEncoder {
-public:
+  public:
     SndfileEncoder(AudioFormat format, ByteSink& sink, int sample_rate, int channels)
         : sink_(sink), channels_(channels) {
         const std::string& name = sink.name();
@@ -100,31 +104,32 @@ public:
         info.samplerate = sample_rate;
         info.channels = channels;
         switch (format) {
-        case AudioFormat::flac:
-            info.format = SF_FORMAT_FLAC | SF_FORMAT_PCM_16;
-            break;
-        case AudioFormat::ogg_opus:
-            if (!is_opus_rate(sample_rate))
-                throw Error(ErrorCode::invalid_argument,
-                            name + ": Opus cannot carry " + std::to_string(sample_rate) +
-                                " Hz (only 8000, 12000, 16000, 24000, 48000)");
-            info.format = SF_FORMAT_OGG | SF_FORMAT_OPUS;
-            break;
-        case AudioFormat::mp3:
-            if (!is_mp3_rate(sample_rate) || channels > 2)
-                throw Error(ErrorCode::invalid_argument,
-                            name + ": MP3 cannot carry " + std::to_string(sample_rate) + " Hz, " +
-                                std::to_string(channels) +
-                                " channels (8000-48000 Hz MPEG rates, 1-2 channels)");
-            info.format = SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
-            break;
-        default: QWEN3TTS_ASSERT(false);
+            case AudioFormat::flac:
+                info.format = SF_FORMAT_FLAC | SF_FORMAT_PCM_16;
+                break;
+            case AudioFormat::ogg_opus:
+                if (!is_opus_rate(sample_rate))
+                    throw Error(ErrorCode::invalid_argument,
+                                name + ": Opus cannot carry " + std::to_string(sample_rate) +
+                                    " Hz (only 8000, 12000, 16000, 24000, 48000)");
+                info.format = SF_FORMAT_OGG | SF_FORMAT_OPUS;
+                break;
+            case AudioFormat::mp3:
+                if (!is_mp3_rate(sample_rate) || channels > 2)
+                    throw Error(ErrorCode::invalid_argument,
+                                name + ": MP3 cannot carry " + std::to_string(sample_rate) +
+                                    " Hz, " + std::to_string(channels) +
+                                    " channels (8000-48000 Hz MPEG rates, 1-2 channels)");
+                info.format = SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
+                break;
+            default:
+                QWEN3TTS_ASSERT(false);
         }
         if (!sf_format_check(&info))
-            throw Error(ErrorCode::unsupported,
-                        name + ": this libsndfile cannot write " +
-                            audio_format_name(format) + " at " + std::to_string(sample_rate) +
-                            " Hz, " + std::to_string(channels) + " channels");
+            throw Error(ErrorCode::unsupported, name + ": this libsndfile cannot write " +
+                                                    audio_format_name(format) + " at " +
+                                                    std::to_string(sample_rate) + " Hz, " +
+                                                    std::to_string(channels) + " channels");
         if (format == AudioFormat::mp3 && !sink.seekable()) {
             open_through_pipe(info);
         } else {
@@ -169,8 +174,8 @@ public:
         const size_t slice = pipe_read_ >= 0 ? 4096 : n_frames;
         for (size_t at = 0; at < n_frames; at += slice) {
             const size_t n = std::min(slice, n_frames - at);
-            const sf_count_t done = sf_writef_float(sf_, frames + at * size_t(channels_),
-                                                    sf_count_t(n));
+            const sf_count_t done =
+                sf_writef_float(sf_, frames + at * size_t(channels_), sf_count_t(n));
             rethrow_callback_error();
             if (done != sf_count_t(n))
                 throw Error(ErrorCode::io,
@@ -193,7 +198,7 @@ public:
         if (sink_.seekable()) sink_.seek(sink_.size());
     }
 
-private:
+  private:
     void open_through_pipe(SF_INFO& info) {
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0)
@@ -220,8 +225,7 @@ private:
             }
             if (k < 0 && errno == EINTR) continue;
             if (k == 0 || errno == EAGAIN) return;
-            throw Error(ErrorCode::io, sink_.name() +
-                                           ": reading the MP3 encoder's pipe failed (" +
+            throw Error(ErrorCode::io, sink_.name() + ": reading the MP3 encoder's pipe failed (" +
                                            std::strerror(errno) + ")");
         }
     }

@@ -17,14 +17,14 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t)
     const std::string p = "talker.code_predictor.";
     // The projection exists exactly when the widths differ (nn.Identity otherwise).
     if (talker_hidden_ != hidden_) {
-        projection_ = &w.get(p + "small_to_mtp_projection.weight", {hidden_, talker_hidden_});
-        projection_bias_ = w.get(p + "small_to_mtp_projection.bias", {hidden_}).to_f32();
+        projection_ = &w.get_float(p + "small_to_mtp_projection.weight", {hidden_, talker_hidden_});
+        projection_bias_ = w.get_float(p + "small_to_mtp_projection.bias", {hidden_}).to_f32();
     }
-    talker_codec_embedding_ = &w.get("talker.model.codec_embedding.weight");
+    talker_codec_embedding_ = &w.get_float("talker.model.codec_embedding.weight");
     for (int g = 0; g + 1 < n_codebooks_; ++g) {
-        embeddings_.push_back(&w.get(p + "model.codec_embedding." + std::to_string(g) + ".weight",
+        embeddings_.push_back(&w.get_float(p + "model.codec_embedding." + std::to_string(g) + ".weight",
                                      {vocab_, talker_hidden_}));
-        heads_.push_back(&w.get(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_}));
+        heads_.push_back(&w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_}));
     }
 }
 

@@ -14,15 +14,15 @@ namespace qwen3tts {
 namespace {
 
 constexpr int64_t kHead = CodecDecoderBlock::kStageHead;  // free rows in front of staged inputs
+constexpr size_t kLowBlocks = 1;  // decoder blocks run per step rather than per conv chunk
 
 std::string resolve_codec_dir(const std::string& dir) {
     namespace fs = std::filesystem;
-    if (fs::exists(fs::path(dir) / "config.json") &&
-        (fs::exists(fs::path(dir) / "model.safetensors") ||
-         fs::exists(fs::path(dir) / "model.safetensors.index.json")))
-        return dir;
+    // A TTS model root also has config.json + model.safetensors (the talker's): prefer the
+    // codec sub-folder when there is one.
     if (fs::exists(fs::path(dir) / "speech_tokenizer" / "config.json"))
         return (fs::path(dir) / "speech_tokenizer").string();
+    if (fs::exists(fs::path(dir) / "config.json")) return dir;
     throw Error(ErrorCode::io, "no codec found in " + dir +
                                    " (expected config.json + model.safetensors, or speech_tokenizer/)");
 }
@@ -141,7 +141,7 @@ void CodecDecoder::validate_codes(const int64_t* codes, int64_t n_frames) const 
 std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames, ThreadPool* pool) const {
     validate_codes(codes, n_frames);
     if (n_frames == 0) return {};
-    auto stream = new_stream(pool, int(std::min<int64_t>(n_frames, 8)));
+    auto stream = new_stream(pool, int(std::min<int64_t>(n_frames, 32)));
     return stream->decode_frames(codes, n_frames);
 }
 
@@ -168,7 +168,7 @@ std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_
     const int ncb = cfg_.n_codebook;
     std::vector<float> out(size_t(n_frames * spf));
     std::vector<float> wav;
-    auto stream = new_stream(pool, int(std::min<int64_t>(std::max<int64_t>(n_frames, 1), 8)));
+    auto stream = new_stream(pool, int(std::min<int64_t>(std::max<int64_t>(n_frames, 1), 32)));
     // ref: Qwen3TTSTokenizerV2Decoder.chunked_decode — context = left_context if
     // start - left_context > 0 else start.
     for (int64_t start = 0; start < n_frames;) {
@@ -184,16 +184,23 @@ std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_
     return out;
 }
 
-std::unique_ptr<CodecStream> CodecDecoder::new_stream(ThreadPool* pool, int max_chunk_frames) const {
-    if (max_chunk_frames <= 0)
-        throw Error(ErrorCode::invalid_argument, "codec stream: max_chunk_frames must be > 0");
-    return std::unique_ptr<CodecStream>(new CodecStream(*this, pool, max_chunk_frames));
+std::unique_ptr<CodecStream> CodecDecoder::new_stream(ThreadPool* pool, int max_chunk_frames,
+                                                     int conv_chunk_frames) const {
+    if (max_chunk_frames <= 0 || conv_chunk_frames <= 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "codec stream: max_chunk_frames and conv_chunk_frames must be > 0");
+    return std::unique_ptr<CodecStream>(
+        new CodecStream(*this, pool, max_chunk_frames, conv_chunk_frames));
 }
 
 // ---------------------------------------------------------------------------------------------
 
-CodecStream::CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames)
-    : dec_(dec), pool_(pool), max_chunk_(max_chunk_frames) {
+CodecStream::CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames,
+                         int conv_chunk_frames)
+    : dec_(dec),
+      pool_(pool),
+      max_chunk_(max_chunk_frames),
+      conv_chunk_(std::min(max_chunk_frames, conv_chunk_frames)) {
     const CodecDecoderConfig& c = dec.cfg_;
     const int64_t F = max_chunk_frames;
     const int64_t L = c.latent_dim;
@@ -209,17 +216,28 @@ CodecStream::CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chun
     cnx_in_.assign(size_t((kHead + n_lat) * L), 0.0f);
     cnx_scratch_.assign(CodecConvNeXtBlock::scratch_floats(int(L), n_lat), 0.0f);
     dec_in_buf_.assign(size_t((kHead + n_lat) * L), 0.0f);
-    size_t stage = 0, res = size_t(n_lat * c.decoder_dim);
-    int64_t rows = n_lat;
-    for (const auto& b : dec.blocks_) {
-        stage = std::max(stage, b.stage_floats(rows));
-        rows *= b.rate();
-        res = std::max(res, size_t(rows * b.c_out()));
+    // Blocks [0, kLowBlocks) run on whole steps of F frames (their weights are large: block 1
+    // alone is 130 MB, so they should be read once per F frames); the later, high-rate blocks
+    // and the final conv run on sub-chunks of conv_chunk_ frames, so their activations stay
+    // cache-sized (a 24 kHz, 96-channel buffer is 0.7 MB per frame).
+    const int64_t Fh = conv_chunk_;
+    size_t stage = 0, res_lo = size_t(n_lat * c.decoder_dim), res_hi = 0, tmp = 0;
+    int64_t per_frame = n_lat / F;  // rows per frame at the current rate
+    for (size_t b = 0; b < dec.blocks_.size(); ++b) {
+        const CodecDecoderBlock& blk = dec.blocks_[b];
+        const bool low = b < kLowBlocks;
+        const int64_t frames = low ? F : Fh;
+        stage = std::max(stage, blk.stage_floats(per_frame * frames));
+        per_frame *= blk.rate();
+        const size_t out = size_t(per_frame * frames * blk.c_out());
+        tmp = std::max(tmp, out);
+        (low ? res_lo : res_hi) = std::max(low ? res_lo : res_hi, out);
     }
-    stage = std::max(stage, size_t((kHead + rows) * dec.final_conv_.c_in()));
+    stage = std::max(stage, size_t((kHead + per_frame * Fh) * dec.final_conv_.c_in()));
     stage_.assign(stage, 0.0f);
-    res_.assign(res, 0.0f);
-    tmp_.assign(res, 0.0f);
+    res_.assign(res_lo, 0.0f);
+    res_hi_.assign(std::max<size_t>(res_hi, 1), 0.0f);
+    tmp_.assign(tmp, 0.0f);
 
     final_tap_name_ = "decoder" + std::to_string(dec.blocks_.size() + 2);
     kv_.resize(size_t(c.n_layer));
@@ -260,7 +278,7 @@ size_t CodecStream::state_bytes() const {
 size_t CodecStream::scratch_bytes() const {
     size_t n = quant_scratch_.size() + pre_in_.size() + lat_.size() + u_.size() + tr_scratch_.size() +
                rope_cos_.size() + rope_sin_.size() + up_in_.size() + cnx_in_.size() +
-               cnx_scratch_.size() + dec_in_buf_.size() + stage_.size() + res_.size() + tmp_.size();
+               cnx_scratch_.size() + dec_in_buf_.size() + stage_.size() + res_.size() + res_hi_.size() + tmp_.size();
     for (const auto& kv : kv_) n += size_t(kv.max_rows) * size_t(dec_.tshape_.kv_dim()) * 2;
     return n * sizeof(float);
 }
@@ -321,19 +339,37 @@ void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
     emit("decoder0", res_.data(), rows, c.decoder_dim);
     static const char* const kBlockNames[] = {"decoder1", "decoder2", "decoder3", "decoder4",
                                               "decoder5", "decoder6", "decoder7", "decoder8"};
-    for (size_t b = 0; b < d.blocks_.size(); ++b) {
+    const size_t n_block = d.blocks_.size();
+    const size_t n_low = std::min(kLowBlocks, n_block);
+    for (size_t b = 0; b < n_low; ++b) {
         const CodecDecoderBlock& blk = d.blocks_[b];
         blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(), pool_);
         rows *= blk.rate();
         if (b < 8) emit(kBlockNames[b], res_.data(), rows, blk.c_out());
     }
+    const int64_t rows_per_frame = rows / n;
+    const int ch_lo = n_low > 0 ? d.blocks_[n_low - 1].c_out() : c.decoder_dim;
     const int co = d.final_conv_.c_in();
-    float* fin = stage_.data() + kHead * co;
-    d.final_snake_.forward(res_.data(), co, rows, fin, co, pool_);
-    d.final_conv_.forward(fin, co, rows, final_state_.data(), out, 1, false, pool_);
-    // The reference's decoder index of the final conv is n_block + 2 ("decoder6").
-    emit(final_tap_name_.c_str(), out, rows, 1);
-    cpu::clamp(out, rows, -1.0f, 1.0f, out);
+    const int64_t spf = d.samples_per_frame();
+    for (int64_t f0 = 0; f0 < n; f0 += conv_chunk_) {
+        const int64_t m = std::min<int64_t>(conv_chunk_, n - f0);
+        const float* xb = res_.data() + f0 * rows_per_frame * ch_lo;
+        int64_t r = m * rows_per_frame;
+        for (size_t b = n_low; b < n_block; ++b) {
+            const CodecDecoderBlock& blk = d.blocks_[b];
+            blk.forward(xb, r, block_state_[b], res_hi_.data(), stage_.data(), tmp_.data(), pool_);
+            xb = res_hi_.data();
+            r *= blk.rate();
+            if (b < 8) emit(kBlockNames[b], res_hi_.data(), r, blk.c_out());
+        }
+        float* fin = stage_.data() + kHead * co;
+        float* o = out + f0 * spf;
+        d.final_snake_.forward(xb, co, r, fin, co, pool_);
+        d.final_conv_.forward(fin, co, r, final_state_.data(), o, 1, false, pool_);
+        // The reference's index of the final conv is n_block + 2 ("decoder6").
+        emit(final_tap_name_.c_str(), o, r, 1);
+        cpu::clamp(o, r, -1.0f, 1.0f, o);
+    }
     pos_ += n;
 }
 

@@ -79,11 +79,13 @@ public:
     std::vector<float> decode_chunked(const int64_t* codes, int64_t n_frames, int chunk_size = 300,
                                       int left_context = 25, ThreadPool* pool = nullptr) const;
 
-    // A streaming decoder with fresh (zero) state. max_chunk_frames bounds the frames
-    // processed per internal step and so the scratch memory (≈ 6 MB per frame for the
-    // released model); calls with more frames are split internally.
-    std::unique_ptr<CodecStream> new_stream(ThreadPool* pool = nullptr,
-                                            int max_chunk_frames = 8) const;
+    // A streaming decoder with fresh (zero) state. max_chunk_frames bounds the frames per
+    // internal step of the low-rate stages (transformer .. first decoder block, whose weights
+    // are re-read once per step); calls with more frames are split internally. The high-rate
+    // blocks run on sub-steps of conv_chunk_frames frames so their activations stay in cache.
+    // Scratch memory ≈ 0.6 MB per max_chunk frame + 5 MB per conv_chunk frame (released model).
+    std::unique_ptr<CodecStream> new_stream(ThreadPool* pool = nullptr, int max_chunk_frames = 32,
+                                            int conv_chunk_frames = 4) const;
 
 private:
     friend class CodecStream;
@@ -119,13 +121,15 @@ public:
     void reset();                                   // back to the start of a stream
     int64_t frames_done() const { return pos_; }
     int max_chunk_frames() const { return max_chunk_; }
+    int conv_chunk_frames() const { return conv_chunk_; }
     size_t state_bytes() const;    // carried state (conv contexts + KV windows)
     size_t scratch_bytes() const;  // per-step buffers
     void set_tap(CodecTapFn tap) { tap_ = std::move(tap); }
 
 private:
     friend class CodecDecoder;
-    CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames);
+    CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames,
+                int conv_chunk_frames);
     void step(const int64_t* codes, int64_t n, float* out);
     void emit(const char* name, const float* data, int64_t n_rows, int n_ch) const {
         if (tap_) tap_(name, data, n_rows, n_ch);
@@ -134,6 +138,7 @@ private:
     const CodecDecoder& dec_;
     ThreadPool* pool_;
     int max_chunk_;
+    int conv_chunk_;
     int64_t pos_ = 0;
     CodecTapFn tap_;
     std::string final_tap_name_;
@@ -148,7 +153,7 @@ private:
 
     // Scratch (sized for max_chunk frames).
     std::vector<float> quant_scratch_, pre_in_, lat_, u_, tr_scratch_, rope_cos_, rope_sin_;
-    std::vector<float> up_in_, cnx_in_, cnx_scratch_, dec_in_buf_, stage_, res_, tmp_;
+    std::vector<float> up_in_, cnx_in_, cnx_scratch_, dec_in_buf_, stage_, res_, res_hi_, tmp_;
 };
 
 }  // namespace qwen3tts

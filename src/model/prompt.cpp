@@ -254,6 +254,12 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
     }
 
     p.length = x.count();
+    if (p.length >= tc.max_position_embeddings)
+        throw Error(ErrorCode::invalid_argument,
+                    "the text is too long: its prompt takes " + std::to_string(p.length) +
+                        " positions, but the model's context is " +
+                        std::to_string(tc.max_position_embeddings) +
+                        " (split the text into shorter parts)");
     p.embeds = std::move(x.data);
     p.n_trailing = trailing.count();
     p.trailing = std::move(trailing.data);

@@ -23,13 +23,13 @@ DecoderStackShape stack_shape(const TransformerConfig& c) {
 Talker::Talker(const WeightMap& w, const TalkerConfig& c)
     : config_(c), stack_(w, "talker.model.", stack_shape(c)) {
     const int64_t h = c.hidden_size, th = c.text_hidden_size;
-    text_embedding_ = &w.get("talker.model.text_embedding.weight", {c.text_vocab_size, th});
-    fc1_ = &w.get("talker.text_projection.linear_fc1.weight", {th, th});
-    fc1_bias_ = w.get("talker.text_projection.linear_fc1.bias", {th}).to_f32();
-    fc2_ = &w.get("talker.text_projection.linear_fc2.weight", {h, th});
-    fc2_bias_ = w.get("talker.text_projection.linear_fc2.bias", {h}).to_f32();
-    codec_embedding_ = &w.get("talker.model.codec_embedding.weight", {c.vocab_size, h});
-    codec_head_ = &w.get("talker.codec_head.weight", {c.vocab_size, h});
+    text_embedding_ = &w.get_float("talker.model.text_embedding.weight", {c.text_vocab_size, th});
+    fc1_ = &w.get_float("talker.text_projection.linear_fc1.weight", {th, th});
+    fc1_bias_ = w.get_float("talker.text_projection.linear_fc1.bias", {th}).to_f32();
+    fc2_ = &w.get_float("talker.text_projection.linear_fc2.weight", {h, th});
+    fc2_bias_ = w.get_float("talker.text_projection.linear_fc2.bias", {h}).to_f32();
+    codec_embedding_ = &w.get_float("talker.model.codec_embedding.weight", {c.vocab_size, h});
+    codec_head_ = &w.get_float("talker.codec_head.weight", {c.vocab_size, h});
 }
 
 void Talker::embed_text(const backend::ExecContext& ctx, const int32_t* ids, int64_t n,

@@ -31,20 +31,20 @@ DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
     for (int64_t il = 0; il < s.n_layer; ++il) {
         const std::string p = prefix + "layers." + std::to_string(il) + ".";
         Layer l;
-        l.q = &w.get(p + "self_attn.q_proj.weight", {qd, d});
-        l.k = &w.get(p + "self_attn.k_proj.weight", {kvd, d});
-        l.v = &w.get(p + "self_attn.v_proj.weight", {kvd, d});
-        l.o = &w.get(p + "self_attn.o_proj.weight", {d, qd});
-        l.gate = &w.get(p + "mlp.gate_proj.weight", {s.d_ff, d});
-        l.up = &w.get(p + "mlp.up_proj.weight", {s.d_ff, d});
-        l.down = &w.get(p + "mlp.down_proj.weight", {d, s.d_ff});
-        l.in_norm = w.get(p + "input_layernorm.weight", {d}).to_f32();
-        l.post_norm = w.get(p + "post_attention_layernorm.weight", {d}).to_f32();
-        l.q_norm = w.get(p + "self_attn.q_norm.weight", {s.head_dim}).to_f32();
-        l.k_norm = w.get(p + "self_attn.k_norm.weight", {s.head_dim}).to_f32();
+        l.q = &w.get_float(p + "self_attn.q_proj.weight", {qd, d});
+        l.k = &w.get_float(p + "self_attn.k_proj.weight", {kvd, d});
+        l.v = &w.get_float(p + "self_attn.v_proj.weight", {kvd, d});
+        l.o = &w.get_float(p + "self_attn.o_proj.weight", {d, qd});
+        l.gate = &w.get_float(p + "mlp.gate_proj.weight", {s.d_ff, d});
+        l.up = &w.get_float(p + "mlp.up_proj.weight", {s.d_ff, d});
+        l.down = &w.get_float(p + "mlp.down_proj.weight", {d, s.d_ff});
+        l.in_norm = w.get_float(p + "input_layernorm.weight", {d}).to_f32();
+        l.post_norm = w.get_float(p + "post_attention_layernorm.weight", {d}).to_f32();
+        l.q_norm = w.get_float(p + "self_attn.q_norm.weight", {s.head_dim}).to_f32();
+        l.k_norm = w.get_float(p + "self_attn.k_norm.weight", {s.head_dim}).to_f32();
         layers_.push_back(std::move(l));
     }
-    final_norm_ = w.get(prefix + "norm.weight", {d}).to_f32();
+    final_norm_ = w.get_float(prefix + "norm.weight", {d}).to_f32();
 }
 
 KvCache DecoderStack::make_cache(int64_t capacity) const {

@@ -61,8 +61,11 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     const int eos = tc.codec_eos_id;
     QWEN3TTS_ASSERT(prompt.hidden == H);
 
+    // Generation stops at the end of the model's context like at the frame limit.
+    const int64_t max_tokens = std::min<int64_t>(params.max_new_tokens,
+                                                 tc.max_position_embeddings - prompt.length);
     // Reserve everything the loop needs.
-    const int64_t capacity = prompt.length + params.max_new_tokens;
+    const int64_t capacity = prompt.length + max_tokens;
     if (talker_cache_.capacity() < capacity) talker_cache_ = talker.stack().make_cache(capacity);
     talker_cache_.reset();
     talker_scratch_.reserve(talker.stack().shape(), prompt.length);
@@ -71,7 +74,7 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     std::vector<float> hidden(size_t(prompt.length * H));
     std::vector<float> logits(static_cast<size_t>(V));
     std::vector<int32_t> codes;
-    codes.reserve(size_t(params.max_new_tokens) * size_t(n_cb));
+    codes.reserve(size_t(max_tokens) * size_t(n_cb));
     std::vector<int32_t> frame(static_cast<size_t>(n_cb));
     std::vector<int32_t> distinct;
     std::vector<uint8_t> seen(static_cast<size_t>(V), 0);
@@ -114,7 +117,7 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
             st.stopped_at_eos = true;
             break;
         }
-        if (drawn >= params.max_new_tokens) break;
+        if (drawn >= max_tokens) break;
         frame[0] = token;
         t0 = std::chrono::steady_clock::now();
         predictor.predict(exec_, past_hidden, frame.data(), predictor_state_, choose_code);

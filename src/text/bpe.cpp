@@ -1,6 +1,6 @@
 #include "text/bpe.hpp"
 
-#include <queue>
+#include <algorithm>
 
 namespace qwen3tts {
 
@@ -11,41 +11,47 @@ bool BpeMerges::add(int32_t left, int32_t right, int32_t merged) {
 
 // ref: huggingface/tokenizers tokenizers/src/models/bpe/word.rs, Word::merge_all (priority
 // queue ordered by (rank, position); stale entries are skipped when popped).
-void BpeMerges::apply(std::vector<int32_t>* ids) const {
+void BpeMerges::apply(std::vector<int32_t>* ids, Scratch* scratch) const {
     std::vector<int32_t>& sym = *ids;
     const int n = static_cast<int>(sym.size());
     if (n < 2) return;
 
     // Symbols form a doubly linked list over the original positions; a merged symbol lives at
     // its leftmost position and its right partner is marked dead.
-    std::vector<int> prev(static_cast<size_t>(n)), next(static_cast<size_t>(n));
-    std::vector<char> alive(static_cast<size_t>(n), 1);
+    std::vector<int>& prev = scratch->prev;
+    std::vector<int>& next = scratch->next;
+    std::vector<char>& alive = scratch->alive;
+    prev.resize(static_cast<size_t>(n));
+    next.resize(static_cast<size_t>(n));
+    alive.assign(static_cast<size_t>(n), 1);
     for (int i = 0; i < n; ++i) {
         prev[static_cast<size_t>(i)] = i - 1;
         next[static_cast<size_t>(i)] = i + 1 < n ? i + 1 : -1;
     }
 
-    struct Candidate {
-        uint32_t rank;
-        int pos;  // left symbol
-        int32_t left, right, merged;
-        bool operator>(const Candidate& o) const {
-            return rank != o.rank ? rank > o.rank : pos > o.pos;
-        }
+    using Candidate = Scratch::Candidate;
+    // Min-heap on (rank, pos): std heaps are max-heaps, so "less" means "comes later".
+    const auto later = [](const Candidate& a, const Candidate& b) {
+        return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
     };
-    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
+    std::vector<Candidate>& heap = scratch->heap;
+    heap.clear();
     auto push = [&](int pos) {
         const int r = next[static_cast<size_t>(pos)];
         if (r < 0) return;
         const int32_t a = sym[static_cast<size_t>(pos)];
         const int32_t b = sym[static_cast<size_t>(r)];
-        if (const Merge* m = find(a, b)) queue.push({m->rank, pos, a, b, m->merged});
+        if (const Merge* m = find(a, b)) {
+            heap.push_back({m->rank, pos, a, b, m->merged});
+            std::push_heap(heap.begin(), heap.end(), later);
+        }
     };
     for (int i = 0; i + 1 < n; ++i) push(i);
 
-    while (!queue.empty()) {
-        const Candidate c = queue.top();
-        queue.pop();
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const Candidate c = heap.back();
+        heap.pop_back();
         const auto p = static_cast<size_t>(c.pos);
         if (!alive[p] || sym[p] != c.left) continue;  // stale: the left symbol changed
         const int r = next[p];
@@ -60,8 +66,9 @@ void BpeMerges::apply(std::vector<int32_t>* ids) const {
     }
 
     size_t out = 0;
-    for (int i = 0; i >= 0; i = next[static_cast<size_t>(i)])
+    for (int i = 0; i >= 0; i = next[static_cast<size_t>(i)]) {
         sym[out++] = sym[static_cast<size_t>(i)];
+    }
     sym.resize(out);
 }
 

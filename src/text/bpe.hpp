@@ -16,10 +16,23 @@ class BpeMerges {
     bool add(int32_t left, int32_t right, int32_t merged);
     size_t size() const { return ranks_.size(); }
 
+    // Working memory of apply(), reused across the pieces of one encode call so that short
+    // pieces cost no allocation. One per thread; not shared.
+    struct Scratch {
+        struct Candidate {
+            uint32_t rank;
+            int pos;  // index of the left symbol
+            int32_t left, right, merged;
+        };
+        std::vector<int> prev, next;
+        std::vector<char> alive;
+        std::vector<Candidate> heap;
+    };
+
     // Merges `ids` (one id per initial symbol, i.e. per byte) in place: repeatedly applies
     // the lowest-ranked adjacent pair, leftmost first among equal ranks, until no adjacent
     // pair has a merge. O(n log n) with a heap, so long space-less pieces stay fast.
-    void apply(std::vector<int32_t>* ids) const;
+    void apply(std::vector<int32_t>* ids, Scratch* scratch) const;
 
   private:
     struct Merge {

@@ -102,18 +102,25 @@ void Tokenizer::Impl::load_merges(const std::string& path) {
         if (b == e) continue;
         const std::string_view line(text.data() + b, e - b);
         if (line_no == 1 && line.substr(0, 9) == "#version:") continue;
-        const size_t sp = line.find(' ');
         const auto where = [&] {
             return "tokenizer: " + path + " line " + std::to_string(line_no);
         };
-        if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos ||
-            sp == 0 || sp + 1 == line.size()) {
-            throw Error(ErrorCode::format,
-                        where() + ": expected two tokens separated by one space, got \"" +
-                            std::string(line) + "\"");
+        // Two tokens separated by whitespace (Python's str.split(), as Qwen2Tokenizer reads it).
+        std::vector<std::string> parts;
+        for (size_t i = 0; i < line.size();) {
+            while (i < line.size() && is_space(line[i])) ++i;
+            size_t j = i;
+            while (j < line.size() && !is_space(line[j])) ++j;
+            if (j > i) parts.emplace_back(line.substr(i, j - i));
+            i = j;
         }
-        const std::string left(line.substr(0, sp));
-        const std::string right(line.substr(sp + 1));
+        if (parts.size() != 2) {
+            throw Error(ErrorCode::format, where() + ": expected two tokens, got " +
+                                               std::to_string(parts.size()) + " in \"" +
+                                               std::string(line) + "\"");
+        }
+        const std::string& left = parts[0];
+        const std::string& right = parts[1];
         const auto id_of = [&](const std::string& tok) {
             auto it = t.vocab.find(tok);
             if (it == t.vocab.end()) {
@@ -173,10 +180,11 @@ void Tokenizer::Impl::encode_text(std::string_view raw, std::vector<int32_t>* ou
     std::vector<std::string_view> pieces;
     pretokenizer.split(text, &pieces);
     std::vector<int32_t> ids;
+    BpeMerges::Scratch scratch;
     for (std::string_view piece : pieces) {
         ids.clear();
         for (char c : piece) ids.push_back(byte_id[static_cast<unsigned char>(c)]);
-        merges.apply(&ids);
+        merges.apply(&ids, &scratch);
         out->insert(out->end(), ids.begin(), ids.end());
     }
 }

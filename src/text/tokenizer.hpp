@@ -22,8 +22,9 @@ namespace qwen3tts {
 //   mistral_fixed — the "fixed Mistral" regex that transformers 4.57.3 substitutes when the
 //                   official code (fix_mistral_regex=True) loads a local checkpoint directory
 //                   whose config.json says transformers_version "4.57.3". Default.
-// They differ only on case boundaries inside words ("iPhone", "XMLHttpRequest"), on
-// contraction-like suffixes ("'sa", "'Sa") and on '/' after punctuation runs.
+// They differ on lower-to-upper case boundaries inside words ("iPhone", "XMLHttpRequest"), on
+// combining marks inside words (Thai), and by construction on contraction-like suffixes
+// ("'sa") and on '/' after punctuation runs.
 enum class PretokenizerRegex { qwen2, mistral_fixed };
 
 class Tokenizer {

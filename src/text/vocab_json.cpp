@@ -13,7 +13,7 @@ namespace {
 
 // Accepts exactly one flat object whose values are integers; anything else is a format error.
 class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
-public:
+  public:
     VocabHandler(const std::string& path, std::unordered_map<std::string, int32_t>* vocab)
         : path_(path), vocab_(vocab) {}
 
@@ -30,7 +30,8 @@ public:
         return true;
     }
     bool number_unsigned(number_unsigned_t v) override {
-        if (depth_ != 1 || v > static_cast<number_unsigned_t>(std::numeric_limits<int32_t>::max())) {
+        if (depth_ != 1 ||
+            v > static_cast<number_unsigned_t>(std::numeric_limits<int32_t>::max())) {
             bad_value(std::to_string(v));
         }
         (*vocab_)[key_] = static_cast<int32_t>(v);
@@ -53,7 +54,7 @@ public:
                     "tokenizer: " + path_ + " is not valid JSON: " + std::string(e.what()));
     }
 
-private:
+  private:
     [[noreturn]] bool bad_value(const std::string& what) {
         if (depth_ == 0) {
             throw Error(ErrorCode::format, "tokenizer: " + path_ + " must be a JSON object");

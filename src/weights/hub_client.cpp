@@ -42,7 +42,7 @@ std::string first_line(std::string s, size_t max_len = 200) {
 
 std::string human_bytes(uint64_t n) {
     char buf[32];
-    if (n >= (1ull << 30))
+    if (n >= 1000000000ull)
         std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
     else if (n >= 1000000)
         std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);

@@ -186,6 +186,15 @@ const TensorView& WeightMap::get(const std::string& name,
     return it->second;
 }
 
+const TensorView& WeightMap::get_float(const std::string& name,
+                                       const std::vector<int64_t>& shape) const {
+    const TensorView& t = get(name, shape);
+    if (t.dtype != DType::f32 && t.dtype != DType::bf16 && t.dtype != DType::f16)
+        throw Error(ErrorCode::model, source_ + ": tensor " + name + " has dtype " +
+                                          dtype_name(t.dtype) + ", expected F32, BF16 or F16");
+    return t;
+}
+
 std::vector<std::string> WeightMap::unused() const {
     std::vector<std::string> out;
     for (const auto& kv : tensors_)

@@ -46,6 +46,9 @@ public:
     // when `shape` (if given) differs.
     const TensorView& get(const std::string& name,
                           const std::vector<int64_t>& shape = {}) const;
+    // get() for weights that must be floating point (f32, bf16, f16).
+    const TensorView& get_float(const std::string& name,
+                                const std::vector<int64_t>& shape = {}) const;
     const std::map<std::string, TensorView>& all() const { return tensors_; }
 
     // Names present in the checkpoint but never requested through get().

@@ -11,7 +11,7 @@
 
 #include "core/thread_pool.hpp"
 #include "model/codec_decoder.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 namespace qwen3tts {
 namespace {
@@ -115,8 +115,8 @@ TEST_P(CodecDecoderGolden, OfficialChunkedDecodeMatches) {
 INSTANTIATE_TEST_SUITE_P(Variants, CodecDecoderGolden,
                          ::testing::Values("tiny-custom_voice", "tiny-voice_design", "tiny-base",
                                            "real-0.6b-custom_voice"),
-                         [](const auto& info) {
-                             std::string s = info.param;
+                         [](const auto& param_info) {
+                             std::string s = param_info.param;
                              for (auto& ch : s)
                                  if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              return s;

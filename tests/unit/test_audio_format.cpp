@@ -16,7 +16,7 @@ ErrorCode code_of(void (*f)()) {
     return ErrorCode::internal;
 }
 
-TEST(AudioFormat, FromName) {
+TEST(audio_format, FromName) {
     EXPECT_EQ(audio_format_from_name("wav"), AudioFormat::wav_pcm16);
     EXPECT_EQ(audio_format_from_name("WAV"), AudioFormat::wav_pcm16);
     EXPECT_EQ(audio_format_from_name("wav-f32"), AudioFormat::wav_f32);
@@ -29,7 +29,7 @@ TEST(AudioFormat, FromName) {
     EXPECT_EQ(audio_format_from_name("npy"), AudioFormat::npy_f32);
 }
 
-TEST(AudioFormat, FromPath) {
+TEST(audio_format, FromPath) {
     EXPECT_EQ(audio_format_from_path("out.wav"), AudioFormat::wav_pcm16);
     EXPECT_EQ(audio_format_from_path("/a.b/OUT.WAV"), AudioFormat::wav_pcm16);
     EXPECT_EQ(audio_format_from_path("x.pcm"), AudioFormat::raw_pcm16);
@@ -41,10 +41,10 @@ TEST(AudioFormat, FromPath) {
     EXPECT_EQ(audio_format_from_path("x.npy"), AudioFormat::npy_f32);
 }
 
-TEST(AudioFormat, NamesRoundTrip) {
-    for (AudioFormat f : {AudioFormat::wav_pcm16, AudioFormat::wav_f32, AudioFormat::raw_pcm16,
-                          AudioFormat::flac, AudioFormat::ogg_opus, AudioFormat::mp3,
-                          AudioFormat::npy_f32}) {
+TEST(audio_format, NamesRoundTrip) {
+    for (AudioFormat f :
+         {AudioFormat::wav_pcm16, AudioFormat::wav_f32, AudioFormat::raw_pcm16, AudioFormat::flac,
+          AudioFormat::ogg_opus, AudioFormat::mp3, AudioFormat::npy_f32}) {
         EXPECT_EQ(audio_format_from_name(audio_format_name(f)), f);
         EXPECT_NE(std::string(audio_format_mime_type(f)), "");
         if (f != AudioFormat::wav_f32) {
@@ -55,7 +55,7 @@ TEST(AudioFormat, NamesRoundTrip) {
     EXPECT_FALSE(audio_format_is_lossless(AudioFormat::mp3));
 }
 
-TEST(AudioFormat, UnknownNameNamesTheValue) {
+TEST(audio_format, UnknownNameNamesTheValue) {
     try {
         audio_format_from_name("aiff");
         FAIL() << "no error";
@@ -66,7 +66,7 @@ TEST(AudioFormat, UnknownNameNamesTheValue) {
     }
 }
 
-TEST(AudioFormat, UnknownExtensionNamesThePath) {
+TEST(audio_format, UnknownExtensionNamesThePath) {
     try {
         audio_format_from_path("dir.v2/speech.aiff");
         FAIL() << "no error";

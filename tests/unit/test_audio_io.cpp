@@ -132,7 +132,7 @@ void expect_pcm16_close(const std::vector<float>& got, const std::vector<float>&
 // ---------------------------------------------------------------------------------------
 // Each output format, read by an independent reader.
 
-TEST(AudioWrite, WavPcm16ReadBySox) {
+TEST(audio_write, WavPcm16ReadBySox) {
     const std::string path = tmp("sine16.wav");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::wav_pcm16, x);
@@ -148,7 +148,7 @@ TEST(AudioWrite, WavPcm16ReadBySox) {
     expect_pcm16_close(sox_decode(path), x);
 }
 
-TEST(AudioWrite, WavFloat32ReadBySox) {
+TEST(audio_write, WavFloat32ReadBySox) {
     const std::string path = tmp("sinef32.wav");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::wav_f32, x);
@@ -158,13 +158,14 @@ TEST(AudioWrite, WavFloat32ReadBySox) {
     EXPECT_EQ(sh("soxi -e " + path), "Floating Point PCM");
     const std::vector<float> got = sox_decode(path);
     ASSERT_EQ(got.size(), k_n);
-    for (size_t i = 0; i < k_n; ++i) ASSERT_NEAR(got[i], x[i], 1e-7) << i;  // sox: 32-bit int inside
+    for (size_t i = 0; i < k_n; ++i)
+        ASSERT_NEAR(got[i], x[i], 1e-7) << i;  // sox: 32-bit int inside
     const Audio a = read_audio_file(path);
     EXPECT_EQ(a.sample_rate, k_rate);
     EXPECT_EQ(a.samples, x);  // float WAV is exact
 }
 
-TEST(AudioWrite, RawPcm16ReadBySox) {
+TEST(audio_write, RawPcm16ReadBySox) {
     const std::string path = tmp("sine.pcm");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::raw_pcm16, x);
@@ -172,7 +173,7 @@ TEST(AudioWrite, RawPcm16ReadBySox) {
     expect_pcm16_close(sox_decode(path, "-t raw -e signed-integer -b 16 -L -c 1 -r 24000"), x);
 }
 
-TEST(AudioWrite, FlacReadBySox) {
+TEST(audio_write, FlacReadBySox) {
     const std::string path = tmp("sine.flac");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::flac, x);
@@ -186,7 +187,7 @@ TEST(AudioWrite, FlacReadBySox) {
     expect_pcm16_close(a.samples, x);
 }
 
-TEST(AudioWrite, NpyReadByNpyReader) {
+TEST(audio_write, NpyReadByNpyReader) {
     const std::string path = tmp("sine.npy");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::npy_f32, x);
@@ -260,15 +261,15 @@ void expect_valid_ogg_opus(const std::vector<uint8_t>& bytes, size_t n_samples) 
     const uint32_t pre_skip = uint32_t(head[10]) | uint32_t(head[11]) << 8;
     EXPECT_EQ(u32_at(head, 12), uint32_t(k_rate));  // input sample rate
     EXPECT_EQ(std::string(pages[1].body.begin(), pages[1].body.begin() + 8), "OpusTags");
-    EXPECT_TRUE(pages[0].header_type & 0x02);       // beginning of stream
-    EXPECT_TRUE(pages.back().header_type & 0x04);   // end of stream
+    EXPECT_TRUE(pages[0].header_type & 0x02);      // beginning of stream
+    EXPECT_TRUE(pages.back().header_type & 0x04);  // end of stream
     // Opus always decodes at 48 kHz: 2 output samples per 24 kHz input sample.
     EXPECT_EQ(pages.back().granule - int64_t(pre_skip), int64_t(2 * n_samples));
     EXPECT_GT(pre_skip, 0u);
     EXPECT_LT(pre_skip, 48000u / 10);
 }
 
-TEST(AudioWrite, OggOpusContainerAndDecode) {
+TEST(audio_write, OggOpusContainerAndDecode) {
     const std::string path = tmp("sine.opus");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::ogg_opus, x);
@@ -310,7 +311,7 @@ LameTag lame_tag(const std::vector<uint8_t>& b) {
     return t;
 }
 
-TEST(AudioWrite, Mp3ReadBySox) {
+TEST(audio_write, Mp3ReadBySox) {
     const std::string path = tmp("sine.mp3");
     const std::vector<float> x = sine();
     write_chunked(path, AudioFormat::mp3, x);
@@ -338,7 +339,7 @@ TEST(AudioWrite, Mp3ReadBySox) {
 // ---------------------------------------------------------------------------------------
 // Reading.
 
-TEST(AudioRead, RoundTripPcm16Wav) {
+TEST(audio_read, RoundTripPcm16Wav) {
     const std::string path = tmp("roundtrip16.wav");
     const std::vector<float> x = sine();
     write_audio_file(path, AudioFormat::wav_pcm16, x, k_rate);
@@ -356,7 +357,7 @@ TEST(AudioRead, RoundTripPcm16Wav) {
     EXPECT_EQ(info.encoding, "Signed 16 bit PCM");
 }
 
-TEST(AudioRead, StereoIsMeanOfChannels) {
+TEST(audio_read, StereoIsMeanOfChannels) {
     // A stereo file made by sox: 300 Hz left, 500 Hz right, 0.5 s at 16 kHz, float samples.
     const std::string path = tmp("stereo.wav");
     sh("sox -n -r 16000 -c 2 -e floating-point -b 32 " + path +
@@ -372,7 +373,7 @@ TEST(AudioRead, StereoIsMeanOfChannels) {
     EXPECT_NEAR(tone_amplitude(a.samples, 500.0, 0, 8000, 16000), 0.4, 0.01);
 }
 
-TEST(AudioRead, ReadsOtherRatesAndEncodingsMadeBySox) {
+TEST(audio_read, ReadsOtherRatesAndEncodingsMadeBySox) {
     const std::string wav = tmp("sox44k.wav");
     sh("sox -n -r 44100 -b 24 " + wav + " synth 1.0 sine 440 vol 0.5");
     Audio a = read_audio_file(wav);
@@ -411,11 +412,11 @@ std::vector<std::string> leftovers(const std::string& path) {
     return names;
 }
 
-TEST(AudioWriter, DestroyedWithoutFinishLeavesNoFile) {
+TEST(audio_writer, DestroyedWithoutFinishLeavesNoFile) {
     for (AudioFormat f : {AudioFormat::wav_pcm16, AudioFormat::flac, AudioFormat::ogg_opus,
                           AudioFormat::mp3, AudioFormat::npy_f32}) {
-        const std::string path = tmp(std::string("partial_") + audio_format_name(f) +
-                                     audio_format_extension(f));
+        const std::string path =
+            tmp(std::string("partial_") + audio_format_name(f) + audio_format_extension(f));
         std::remove(path.c_str());
         {
             AudioWriter w(path, f, k_rate);
@@ -429,7 +430,7 @@ TEST(AudioWriter, DestroyedWithoutFinishLeavesNoFile) {
     }
 }
 
-TEST(AudioWriter, FirstChunkReachesTheFileBeforeFinish) {
+TEST(audio_writer, FirstChunkReachesTheFileBeforeFinish) {
     const std::string path = tmp("flushed.wav");
     std::remove(path.c_str());
     AudioWriter w(path, AudioFormat::wav_pcm16, k_rate);
@@ -443,14 +444,14 @@ TEST(AudioWriter, FirstChunkReachesTheFileBeforeFinish) {
     EXPECT_THROW(w.write(x.data(), x.size()), Error);
 }
 
-TEST(AudioWriter, FinishReplacesAnExistingFile) {
+TEST(audio_writer, FinishReplacesAnExistingFile) {
     const std::string path = tmp("replace.wav");
     write_bytes(path, std::vector<uint8_t>(10, 'x'));
     write_audio_file(path, AudioFormat::wav_pcm16, sine(100), k_rate);
     EXPECT_EQ(read_bytes(path).size(), 44 + 200u);
 }
 
-TEST(AudioWriter, CallbackReceivesAStreamSoxCanRead) {
+TEST(audio_writer, CallbackReceivesAStreamSoxCanRead) {
     std::vector<uint8_t> bytes;
     size_t after_first_chunk = 0;
     {
@@ -476,7 +477,7 @@ TEST(AudioWriter, CallbackReceivesAStreamSoxCanRead) {
     expect_pcm16_close(read_f32(path + ".f32"), sine());
 }
 
-TEST(AudioWriter, CallbackExceptionPropagates) {
+TEST(audio_writer, CallbackExceptionPropagates) {
     for (AudioFormat f : {AudioFormat::wav_pcm16, AudioFormat::flac}) {
         int calls = 0;
         auto fail = [&](const void*, size_t) {
@@ -517,20 +518,21 @@ void expect_error(const Error& e, ErrorCode code, const std::string& needle1,
     }
 }
 
-TEST(AudioErrors, WriteIntoMissingDirectory) {
+TEST(audio_errors, WriteIntoMissingDirectory) {
     const std::string path = tmp("no_such_dir/out.wav");
-    expect_error(error_of([&] { write_audio_file(path, AudioFormat::wav_pcm16, sine(10), k_rate); }),
-                 ErrorCode::io, path, "does not exist");
+    expect_error(
+        error_of([&] { write_audio_file(path, AudioFormat::wav_pcm16, sine(10), k_rate); }),
+        ErrorCode::io, path, "does not exist");
 }
 
-TEST(AudioErrors, WriteOntoADirectory) {
+TEST(audio_errors, WriteOntoADirectory) {
     const std::string path = tmp("a_directory.wav");
     ::mkdir(path.c_str(), 0755);
     expect_error(error_of([&] { AudioWriter w(path, AudioFormat::flac, k_rate); }), ErrorCode::io,
                  path, "directory");
 }
 
-TEST(AudioErrors, WriteWithoutPermission) {
+TEST(audio_errors, WriteWithoutPermission) {
     std::string path;
     if (::geteuid() == 0) {
         path = "/proc/qwen3tts_test.wav";  // root ignores mode bits; /proc refuses new files
@@ -540,11 +542,12 @@ TEST(AudioErrors, WriteWithoutPermission) {
         ::chmod(dir.c_str(), 0555);
         path = dir + "/out.wav";
     }
-    expect_error(error_of([&] { write_audio_file(path, AudioFormat::wav_pcm16, sine(10), k_rate); }),
-                 ErrorCode::io, path, "cannot open for writing");
+    expect_error(
+        error_of([&] { write_audio_file(path, AudioFormat::wav_pcm16, sine(10), k_rate); }),
+        ErrorCode::io, path, "cannot open for writing");
 }
 
-TEST(AudioErrors, FormatCannotCarryTheRate) {
+TEST(audio_errors, FormatCannotCarryTheRate) {
     expect_error(error_of([&] { AudioWriter w(tmp("bad.opus"), AudioFormat::ogg_opus, 44100); }),
                  ErrorCode::invalid_argument, "44100", "Opus");
     expect_error(error_of([&] { AudioWriter w(tmp("bad.mp3"), AudioFormat::mp3, 96000); }),
@@ -554,39 +557,38 @@ TEST(AudioErrors, FormatCannotCarryTheRate) {
     EXPECT_TRUE(leftovers(tmp("bad.")).empty());
 }
 
-TEST(AudioErrors, ReadMissingFile) {
+TEST(audio_errors, ReadMissingFile) {
     const std::string path = tmp("does_not_exist.wav");
     expect_error(error_of([&] { read_audio_file(path); }), ErrorCode::io, path, "no such file");
 }
 
-TEST(AudioErrors, ReadDirectory) {
+TEST(audio_errors, ReadDirectory) {
     const std::string path = testing::tmp_dir();
     expect_error(error_of([&] { read_audio_file(path); }), ErrorCode::io, path, "directory");
 }
 
-TEST(AudioErrors, ReadNotAudio) {
+TEST(audio_errors, ReadNotAudio) {
     const std::string path = tmp("not_audio.wav");
-    write_bytes(path, std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd',
-                                           '\n'});
+    write_bytes(path,
+                std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '\n'});
     expect_error(error_of([&] { read_audio_file(path); }), ErrorCode::format, path,
                  "not an audio file");
 }
 
-TEST(AudioErrors, ReadEmptyFile) {
+TEST(audio_errors, ReadEmptyFile) {
     const std::string path = tmp("zero_bytes.wav");
     write_bytes(path, {});
     expect_error(error_of([&] { read_audio_file(path); }), ErrorCode::format, path, "empty");
 }
 
-TEST(AudioErrors, ReadAudioWithoutSamples) {
+TEST(audio_errors, ReadAudioWithoutSamples) {
     const std::string path = tmp("no_samples.wav");
     write_audio_file(path, AudioFormat::wav_pcm16, {}, k_rate);
     EXPECT_EQ(sh("soxi -s " + path), "0");
-    expect_error(error_of([&] { read_audio_file(path); }), ErrorCode::format, path,
-                 "no samples");
+    expect_error(error_of([&] { read_audio_file(path); }), ErrorCode::format, path, "no samples");
 }
 
-TEST(AudioErrors, ReadTruncatedFlac) {
+TEST(audio_errors, ReadTruncatedFlac) {
     const std::string path = tmp("truncated.flac");
     write_audio_file(path, AudioFormat::flac, sine(), k_rate);
     std::vector<uint8_t> b = read_bytes(path);

@@ -27,7 +27,8 @@ constexpr size_t k_chunk = 1920;
 
 std::vector<float> sine() {
     std::vector<float> x(k_n);
-    for (size_t i = 0; i < k_n; ++i) x[i] = float(0.5 * std::sin(2 * k_pi * 440.0 * double(i) / k_rate));
+    for (size_t i = 0; i < k_n; ++i)
+        x[i] = float(0.5 * std::sin(2 * k_pi * 440.0 * double(i) / k_rate));
     return x;
 }
 
@@ -140,19 +141,19 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
     return m;
 }
 
-TEST(AudioStdout, WavChunkArrivesAtOnceAndSoxReadsThePipe) {
+TEST(audio_stdout, WavChunkArrivesAtOnceAndSoxReadsThePipe) {
     const Streamed s = stream_through_pipe(AudioFormat::wav_pcm16, 44 + 2 * k_chunk);
     EXPECT_EQ(s.exit_code, 0);
     EXPECT_EQ(s.before_go.size(), 44 + 2 * k_chunk);  // header + first chunk, nothing held back
     ASSERT_EQ(s.all.size(), 44 + 2 * k_n);
-    EXPECT_EQ(u32_at(s.all, 4), 0xFFFFFFFFu);  // RIFF size unknown
+    EXPECT_EQ(u32_at(s.all, 4), 0xFFFFFFFFu);   // RIFF size unknown
     EXPECT_EQ(u32_at(s.all, 40), 0xFFFFFFFFu);  // data size unknown
     const std::vector<float> got = sox_decode_stdin(s.all, "wav", "pipe.wav");
     ASSERT_EQ(got.size(), k_n);
     EXPECT_LE(max_abs_diff(got, sine()), 1.0 / 32768 + 1e-9);
 }
 
-TEST(AudioStdout, WavFloatThroughPipe) {
+TEST(audio_stdout, WavFloatThroughPipe) {
     const Streamed s = stream_through_pipe(AudioFormat::wav_f32, 58 + 4 * k_chunk);
     EXPECT_EQ(s.exit_code, 0);
     EXPECT_EQ(s.before_go.size(), 58 + 4 * k_chunk);
@@ -161,14 +162,14 @@ TEST(AudioStdout, WavFloatThroughPipe) {
     EXPECT_LE(max_abs_diff(got, sine()), 1e-7);
 }
 
-TEST(AudioStdout, RawPcmThroughPipe) {
+TEST(audio_stdout, RawPcmThroughPipe) {
     const Streamed s = stream_through_pipe(AudioFormat::raw_pcm16, 2 * k_chunk);
     EXPECT_EQ(s.exit_code, 0);
     EXPECT_EQ(s.before_go.size(), 2 * k_chunk);
     EXPECT_EQ(s.all.size(), 2 * k_n);
 }
 
-TEST(AudioStdout, FlacThroughPipeDecodesCleanly) {
+TEST(audio_stdout, FlacThroughPipeDecodesCleanly) {
     // FLAC's first audio frame needs 4096 samples; after one chunk only the stream header
     // ("fLaC" + STREAMINFO + VORBIS_COMMENT) has gone out.
     const Streamed s = stream_through_pipe(AudioFormat::flac, 4);
@@ -181,7 +182,7 @@ TEST(AudioStdout, FlacThroughPipeDecodesCleanly) {
     EXPECT_LE(max_abs_diff(got, sine()), 1.0 / 32768 + 1e-9);
 }
 
-TEST(AudioStdout, Mp3ThroughPipe) {
+TEST(audio_stdout, Mp3ThroughPipe) {
     const Streamed s = stream_through_pipe(AudioFormat::mp3, 1);
     EXPECT_EQ(s.exit_code, 0);
     EXPECT_FALSE(s.before_go.empty());
@@ -205,20 +206,24 @@ TEST(AudioStdout, Mp3ThroughPipe) {
     EXPECT_GE(a.samples.size(), k_n);
 }
 
-TEST(AudioStdout, Mp3ToCallbackMatchesPipe) {
+TEST(audio_stdout, Mp3ToCallbackMatchesPipe) {
     std::vector<uint8_t> bytes;
-    AudioWriter w([&](const void* p, size_t n) {
-        bytes.insert(bytes.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-    }, AudioFormat::mp3, k_rate);
+    AudioWriter w(
+        [&](const void* p, size_t n) {
+            bytes.insert(bytes.end(), static_cast<const uint8_t*>(p),
+                         static_cast<const uint8_t*>(p) + n);
+        },
+        AudioFormat::mp3, k_rate);
     const std::vector<float> x = sine();
-    for (size_t at = 0; at < x.size(); at += k_chunk) w.write(x.data() + at, std::min(k_chunk, x.size() - at));
+    for (size_t at = 0; at < x.size(); at += k_chunk)
+        w.write(x.data() + at, std::min(k_chunk, x.size() - at));
     w.finish();
     const std::vector<float> got = sox_decode_stdin(bytes, "mp3", "callback.mp3");
     EXPECT_GE(got.size(), k_n);
     EXPECT_LE(got.size(), k_n + 3 * 576);
 }
 
-TEST(AudioStdout, OpusThroughPipe) {
+TEST(audio_stdout, OpusThroughPipe) {
     const Streamed s = stream_through_pipe(AudioFormat::ogg_opus, 1);
     EXPECT_EQ(s.exit_code, 0);
     ASSERT_GE(s.before_go.size(), 4u);
@@ -230,7 +235,7 @@ TEST(AudioStdout, OpusThroughPipe) {
     EXPECT_EQ(a.samples.size(), k_n);
 }
 
-TEST(AudioStdout, NpyThroughPipeIsWrittenAtFinish) {
+TEST(audio_stdout, NpyThroughPipeIsWrittenAtFinish) {
     const Streamed s = stream_through_pipe(AudioFormat::npy_f32, 0);
     EXPECT_EQ(s.exit_code, 0);
     const std::string path = tmp("pipe.npy");
@@ -240,7 +245,7 @@ TEST(AudioStdout, NpyThroughPipeIsWrittenAtFinish) {
     EXPECT_EQ(a.to_f32(), sine());
 }
 
-TEST(AudioStdout, RedirectedToAFileGetsRealSizes) {
+TEST(audio_stdout, RedirectedToAFileGetsRealSizes) {
     // `qwen3tts speak -o - > out.wav`: stdout is a regular file, so the header is patched.
     const std::string path = tmp("redirected.wav");
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

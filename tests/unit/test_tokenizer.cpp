@@ -74,12 +74,12 @@ TEST_P(GoldenTextIds, MatchOfficialTokenizer) {
     EXPECT_EQ(checked, 7);
 }
 
-INSTANTIATE_TEST_SUITE_P(Tiny, GoldenTextIds,
+INSTANTIATE_TEST_SUITE_P(tokenizer, GoldenTextIds,
                          ::testing::Values("tiny-custom_voice", "tiny-voice_design", "tiny-base"));
 
 // ---- independent reference on our corpus -----------------------------------------------
 
-TEST(Tokenizer, CorpusMatchesReferenceBothRegexes) {
+TEST(tokenizer, CorpusMatchesReferenceBothRegexes) {
     const auto& cases = reference()["cases"];
     ASSERT_GE(cases.size(), 40u);
     int differing = 0;
@@ -97,7 +97,7 @@ TEST(Tokenizer, CorpusMatchesReferenceBothRegexes) {
     EXPECT_GE(differing, 3);  // mixed case, Thai and the long text tell the regexes apart
 }
 
-TEST(Tokenizer, CaseBoundarySplitDiffersByRegex) {
+TEST(tokenizer, CaseBoundarySplitDiffersByRegex) {
     // "iPhone": Qwen2 keeps the letter run whole; the fixed-Mistral regex starts a new piece
     // at each lower-to-upper boundary, so BPE sees "i" and "Phone" separately.
     const auto m = tokenizer(PretokenizerRegex::mistral_fixed).encode("iPhone");
@@ -107,11 +107,11 @@ TEST(Tokenizer, CaseBoundarySplitDiffersByRegex) {
     EXPECT_EQ(tokenizer(PretokenizerRegex::qwen2).decode(q), "iPhone");
 }
 
-TEST(Tokenizer, EmptyTextGivesNoIds) {
+TEST(tokenizer, EmptyTextGivesNoIds) {
     EXPECT_TRUE(tokenizer(PretokenizerRegex::mistral_fixed).encode("").empty());
 }
 
-TEST(Tokenizer, AddedTokensAndKnownIds) {
+TEST(tokenizer, AddedTokensAndKnownIds) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     EXPECT_EQ(tok.vocab_size(), 151676u);
     EXPECT_EQ(tok.token_to_id("<|endoftext|>"), 151643);
@@ -130,7 +130,7 @@ TEST(Tokenizer, AddedTokensAndKnownIds) {
     EXPECT_EQ(tok.encode("<tts_text_bos_single>"), (std::vector<int32_t>{151674}));
 }
 
-TEST(Tokenizer, DecodeRoundTripsCorpus) {
+TEST(tokenizer, DecodeRoundTripsCorpus) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     for (const auto& c : reference()["cases"]) {
         const std::string text = c["text"].get<std::string>();
@@ -142,7 +142,7 @@ TEST(Tokenizer, DecodeRoundTripsCorpus) {
     EXPECT_THROW(tok.decode({1000000}), Error);
 }
 
-TEST(Tokenizer, NfcIsApplied) {
+TEST(tokenizer, NfcIsApplied) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     EXPECT_EQ(tok.encode("Cafe\xCC\x81"), tok.encode("Caf\xC3\xA9"));  // e + U+0301
     EXPECT_EQ(tok.encode("\xE2\x84\xAB"), tok.encode("\xC3\x85"));     // U+212B -> U+00C5
@@ -151,7 +151,7 @@ TEST(Tokenizer, NfcIsApplied) {
 
 // ---- errors ------------------------------------------------------------------------------
 
-TEST(Tokenizer, InvalidUtf8IsRejectedWithPosition) {
+TEST(tokenizer, InvalidUtf8IsRejectedWithPosition) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     const std::vector<std::pair<std::string, size_t>> bad = {
         {std::string("ab\xFF"
@@ -175,7 +175,7 @@ TEST(Tokenizer, InvalidUtf8IsRejectedWithPosition) {
     }
 }
 
-class BrokenCheckpoint : public ::testing::Test {
+class tokenizer_files : public ::testing::Test {
   protected:
     void SetUp() override {
         dir_ = testing::tmp_dir() + "/tokenizer_broken_" +
@@ -206,65 +206,79 @@ class BrokenCheckpoint : public ::testing::Test {
     std::string dir_;
 };
 
-TEST_F(BrokenCheckpoint, CopyLoads) {
+TEST_F(tokenizer_files, CopyLoads) {
     EXPECT_EQ(Tokenizer::load(dir_).vocab_size(), 151676u);
 }
 
-TEST_F(BrokenCheckpoint, MissingVocab) {
+TEST_F(tokenizer_files, MissingVocab) {
     fs::remove(dir_ + "/vocab.json");
     expect_load_error(ErrorCode::io, "vocab.json", "cannot open");
 }
 
-TEST_F(BrokenCheckpoint, MissingMerges) {
+TEST_F(tokenizer_files, MissingMerges) {
     fs::remove(dir_ + "/merges.txt");
     expect_load_error(ErrorCode::io, "merges.txt", "cannot open");
 }
 
-TEST_F(BrokenCheckpoint, MissingTokenizerConfig) {
+TEST_F(tokenizer_files, MissingTokenizerConfig) {
     fs::remove(dir_ + "/tokenizer_config.json");
     expect_load_error(ErrorCode::io, "tokenizer_config.json", "cannot open");
 }
 
-TEST_F(BrokenCheckpoint, VocabNotJson) {
+TEST_F(tokenizer_files, VocabNotJson) {
     write("vocab.json", "{\"a\": 1,");
     expect_load_error(ErrorCode::format, "vocab.json", "not valid JSON");
 }
 
-TEST_F(BrokenCheckpoint, VocabBadId) {
+TEST_F(tokenizer_files, VocabBadId) {
     write("vocab.json", "{\"a\": \"one\"}");
     expect_load_error(ErrorCode::format, "vocab.json", "\"a\"");
 }
 
-TEST_F(BrokenCheckpoint, MergesLineWithThreeParts) {
+TEST_F(tokenizer_files, MergesLineWithThreeParts) {
     write("merges.txt", "#version: 0.2\n\xC4\xA0 \xC4\xA0\na b c\n");
     expect_load_error(ErrorCode::format, "merges.txt", "line 3");
 }
 
-TEST_F(BrokenCheckpoint, MergesLineWithOnePart) {
+TEST_F(tokenizer_files, MergesLineWithOnePart) {
     write("merges.txt", "#version: 0.2\nab\n");
     expect_load_error(ErrorCode::format, "merges.txt", "line 2");
 }
 
-TEST_F(BrokenCheckpoint, MergesTokenOutsideVocab) {
+TEST_F(tokenizer_files, MergesTokenOutsideVocab) {
     write("merges.txt", "#version: 0.2\nzzzqqq xxxyyy\n");
     expect_load_error(ErrorCode::format, "merges.txt", "zzzqqq");
 }
 
-TEST_F(BrokenCheckpoint, AddedTokensMalformed) {
+TEST_F(tokenizer_files, AddedTokensMalformed) {
     write("tokenizer_config.json", R"({"added_tokens_decoder": {"x12": {"content": "<a>"}}})");
     expect_load_error(ErrorCode::format, "tokenizer_config.json", "x12");
     write("tokenizer_config.json", R"({"added_tokens_decoder": {"151643": {"special": true}}})");
     expect_load_error(ErrorCode::format, "tokenizer_config.json", "content");
 }
 
-TEST_F(BrokenCheckpoint, MissingDirectory) {
+TEST_F(tokenizer_files, AddedTokenStripFlagsRefused) {
+    write("tokenizer_config.json",
+          R"({"added_tokens_decoder": {"151643": {"content": "<a>", "lstrip": true}}})");
+    expect_load_error(ErrorCode::unsupported, "tokenizer_config.json", "lstrip");
+}
+
+TEST_F(tokenizer_files, NoAddedTokensIsAllowed) {
+    write("tokenizer_config.json", R"({"tokenizer_class": "Qwen2Tokenizer"})");
+    const Tokenizer tok = Tokenizer::load(dir_);
+    EXPECT_EQ(tok.vocab_size(), 151643u);
+    EXPECT_EQ(tok.token_to_id("<|im_start|>"), -1);
+    EXPECT_GT(tok.encode("<|im_start|>").size(), 1u);  // plain text now
+}
+
+TEST_F(tokenizer_files, MissingDirectory) {
     fs::remove_all(dir_);
     expect_load_error(ErrorCode::io, "vocab.json", "cannot open");
 }
 
 // ---- threads and speed -------------------------------------------------------------------
 
-TEST(Tokenizer, ConcurrentEncodeGivesSameIds) {
+TEST(tokenizer, ConcurrentEncodeGivesSameIds) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     const auto& cases = reference()["cases"];
     std::vector<std::string> texts;
@@ -289,7 +303,7 @@ TEST(Tokenizer, ConcurrentEncodeGivesSameIds) {
     EXPECT_EQ(mismatches.load(), 0);
 }
 
-TEST(Tokenizer, LongRunsOfOneClass) {
+TEST(tokenizer, LongRunsOfOneClass) {
     // Single pieces of 100k+ bytes: stresses the regex backtracking stack (\s+(?!\S)) and the
     // heap-based BPE merge loop; both must stay fast and lossless.
     std::string cjk;
@@ -317,7 +331,7 @@ TEST(Tokenizer, LongRunsOfOneClass) {
     }
 }
 
-TEST(Tokenizer, Encodes10kBQuickly) {
+TEST(tokenizer, Encodes10kBQuickly) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     std::string long_text;
     for (const auto& c : reference()["cases"]) {

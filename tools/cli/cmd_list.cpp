@@ -19,6 +19,8 @@ std::string list_size(uint64_t n) {
 
 }  // namespace
 
+namespace qwen3tts::cli {
+
 int cmd_list(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -70,3 +72,5 @@ int cmd_list(int argc, char** argv) {
         return 1;
     }
 }
+
+}  // namespace qwen3tts::cli

@@ -24,6 +24,8 @@ void pull_usage(std::FILE* out) {
 
 }  // namespace
 
+namespace qwen3tts::cli {
+
 int cmd_pull(int argc, char** argv) {
     std::string spec;
     bool quiet = false;
@@ -70,3 +72,5 @@ int cmd_pull(int argc, char** argv) {
         return 1;
     }
 }
+
+}  // namespace qwen3tts::cli

@@ -6,5 +6,7 @@ namespace qwen3tts::cli {
 int cmd_codes(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_pull(int argc, char** argv);
+int cmd_list(int argc, char** argv);
 
 }  // namespace qwen3tts::cli

@@ -20,6 +20,8 @@ const Command kCommands[] = {
     {"codes", qwen3tts::cli::cmd_codes, "text → codec frames (.npy, int64 [frames, 16])"},
     {"info", qwen3tts::cli::cmd_info, "show a model's variant, size, speakers and languages"},
     {"bench", qwen3tts::cli::cmd_bench, "measure load, prefill and per-frame time"},
+    {"pull", qwen3tts::cli::cmd_pull, "download a model from the Hugging Face hub into the cache"},
+    {"list", qwen3tts::cli::cmd_list, "list the models in the Hugging Face cache"},
 };
 
 void usage() {

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "core/thread_pool.hpp"
@@ -127,9 +128,15 @@ void snake_beta(const float* x, int64_t ldx, int64_t n_rows, int n_ch, const flo
     static const SnakeRowsFn fn = pick_snake();
     if (n_rows <= 0) return;
     if (pool && pool->size() > 1 && n_rows * n_ch >= 16384) {
-        pool->parallel_for(n_rows, 1, [&](int64_t r0, int64_t r1) {
-            fn(x, ldx, r0, r1, n_ch, a, inv_b, y, ldy);
-        });
+        // Dynamic hand-out of ~16k-element row blocks (see conv1d_gemm).
+        const int64_t block = std::max<int64_t>(1, 16384 / n_ch);
+        std::atomic<int64_t> next{0};
+        auto grab = [&] {
+            for (int64_t r0; (r0 = next.fetch_add(block, std::memory_order_relaxed)) < n_rows;)
+                fn(x, ldx, r0, std::min(n_rows, r0 + block), n_ch, a, inv_b, y, ldy);
+        };
+        const auto* g = &grab;  // one pointer of capture: no std::function allocation
+        pool->parallel_for(pool->size(), 1, [g](int64_t, int64_t) { (*g)(); });
     } else {
         fn(x, ldx, 0, n_rows, n_ch, a, inv_b, y, ldy);
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -32,16 +33,18 @@ Isa& forced_isa() {
 }
 
 // Arguments shared by every micro-kernel call: an mr x kPanel tile of y.
+// The reduction (taps x input channels) is cut into blocks of <= kKc channels of one tap, so
+// the panel slice a tile streams (kKc x kPanel floats) stays in L1 across the row tiles of a
+// row block. The first block starts from bias (+ y when accumulating), later ones from y.
 struct Tile {
-    const float* x;      // first history row of the tile's first output row
+    const float* x;      // input row of the tile's first output row, at this block's tap/channel
     int64_t ldx;
-    int64_t tap_step;    // dilation * ldx
-    int n_tap;
-    int c_in;
-    const float* panel;  // [n_tap][c_in][kPanel]
-    const float* bias;   // kPanel values (zero-padded) or nullptr
+    int kc;              // input channels in this reduction block
+    const float* panel;  // this block's slice: [kc][kPanel]
+    const float* bias;   // kPanel values (zero-padded) or nullptr; used when `first`
     float* y;
     int64_t ldy;
+    bool first;          // first reduction block: start from bias (+ y if accumulate)
     bool accumulate;
     int n_col;           // valid columns of this panel (<= kPanel)
 };
@@ -50,72 +53,81 @@ struct Tile {
 
 template <int MR>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void tile_avx512(const Tile& a) {
-    __m512 c0[MR], c1[MR];
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
-    const float* bp = a.panel;
-    for (int j = 0; j < a.n_tap; ++j) {
-        const float* xj = a.x + j * a.tap_step;
-        for (int i = 0; i < a.c_in; ++i, bp += kPanel) {
-            const __m512 b0 = _mm512_loadu_ps(bp);
-            const __m512 b1 = _mm512_loadu_ps(bp + 16);
-#pragma GCC unroll 16
-            for (int r = 0; r < MR; ++r) {
-                const __m512 v = _mm512_set1_ps(xj[r * a.ldx + i]);
-                c0[r] = _mm512_fmadd_ps(v, b0, c0[r]);
-                c1[r] = _mm512_fmadd_ps(v, b1, c1[r]);
-            }
-        }
-    }
     const __mmask16 m0 = a.n_col >= 16 ? __mmask16(0xffff) : __mmask16((1u << a.n_col) - 1);
     const __mmask16 m1 =
         a.n_col >= 32 ? __mmask16(0xffff) : a.n_col <= 16 ? 0 : __mmask16((1u << (a.n_col - 16)) - 1);
-    const __m512 bias0 = a.bias ? _mm512_loadu_ps(a.bias) : _mm512_setzero_ps();
-    const __m512 bias1 = a.bias ? _mm512_loadu_ps(a.bias + 16) : _mm512_setzero_ps();
+    __m512 c0[MR], c1[MR];
+    if (a.first) {
+        const __m512 bias0 = a.bias ? _mm512_loadu_ps(a.bias) : _mm512_setzero_ps();
+        const __m512 bias1 = a.bias ? _mm512_loadu_ps(a.bias + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) {
+            c0[r] = bias0;
+            c1[r] = bias1;
+            if (a.accumulate) {
+                c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, a.y + r * a.ldy));
+                c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, a.y + r * a.ldy + 16));
+            }
+        }
+    } else {
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) {
+            c0[r] = _mm512_maskz_loadu_ps(m0, a.y + r * a.ldy);
+            c1[r] = _mm512_maskz_loadu_ps(m1, a.y + r * a.ldy + 16);
+        }
+    }
+    const float* bp = a.panel;
+    const float* xp = a.x;
+    for (int i = 0; i < a.kc; ++i, bp += kPanel, ++xp) {
+        const __m512 b0 = _mm512_loadu_ps(bp);
+        const __m512 b1 = _mm512_loadu_ps(bp + 16);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) {
+            const __m512 v = _mm512_set1_ps(xp[r * a.ldx]);
+            c0[r] = _mm512_fmadd_ps(v, b0, c0[r]);
+            c1[r] = _mm512_fmadd_ps(v, b1, c1[r]);
+        }
+    }
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-        float* yr = a.y + r * a.ldy;
-        __m512 v0 = _mm512_add_ps(c0[r], bias0);
-        __m512 v1 = _mm512_add_ps(c1[r], bias1);
-        if (a.accumulate) {
-            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, yr));
-            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, yr + 16));
-        }
-        _mm512_mask_storeu_ps(yr, m0, v0);
-        _mm512_mask_storeu_ps(yr + 16, m1, v1);
+        _mm512_mask_storeu_ps(a.y + r * a.ldy, m0, c0[r]);
+        _mm512_mask_storeu_ps(a.y + r * a.ldy + 16, m1, c1[r]);
     }
 }
 
 // ---- AVX2 + FMA: MR rows x 32 columns in 4*MR ymm accumulators -----------------------------
 
+// Start value of output element (r, o) of a tile: bias (+ y) for the first block, else y.
+inline float tile_start(const Tile& a, int r, int o) {
+    const float y = a.y[r * a.ldy + o];
+    if (!a.first) return y;
+    const float b = a.bias ? a.bias[o] : 0.0f;
+    return a.accumulate ? b + y : b;
+}
+
 template <int MR>
 __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& a) {
+    alignas(32) float tmp[kPanel];
     __m256 c[MR][4];
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r)
-        for (int q = 0; q < 4; ++q) c[r][q] = _mm256_setzero_ps();
+    for (int r = 0; r < MR; ++r) {
+        for (int o = 0; o < kPanel; ++o) tmp[o] = o < a.n_col ? tile_start(a, r, o) : 0.0f;
+        for (int q = 0; q < 4; ++q) c[r][q] = _mm256_load_ps(tmp + 8 * q);
+    }
     const float* bp = a.panel;
-    for (int j = 0; j < a.n_tap; ++j) {
-        const float* xj = a.x + j * a.tap_step;
-        for (int i = 0; i < a.c_in; ++i, bp += kPanel) {
+    const float* xp = a.x;
+    for (int i = 0; i < a.kc; ++i, bp += kPanel, ++xp) {
 #pragma GCC unroll 8
-            for (int r = 0; r < MR; ++r) {
-                const __m256 v = _mm256_broadcast_ss(xj + r * a.ldx + i);
-                c[r][0] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp), c[r][0]);
-                c[r][1] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 8), c[r][1]);
-                c[r][2] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 16), c[r][2]);
-                c[r][3] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 24), c[r][3]);
-            }
+        for (int r = 0; r < MR; ++r) {
+            const __m256 v = _mm256_broadcast_ss(xp + r * a.ldx);
+            c[r][0] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp), c[r][0]);
+            c[r][1] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 8), c[r][1]);
+            c[r][2] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 16), c[r][2]);
+            c[r][3] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 24), c[r][3]);
         }
     }
     for (int r = 0; r < MR; ++r) {
-        alignas(32) float tmp[kPanel];
         for (int q = 0; q < 4; ++q) _mm256_store_ps(tmp + 8 * q, c[r][q]);
-        float* yr = a.y + r * a.ldy;
-        for (int o = 0; o < a.n_col; ++o) {
-            float v = tmp[o] + (a.bias ? a.bias[o] : 0.0f);
-            yr[o] = a.accumulate ? v + yr[o] : v;
-        }
+        for (int o = 0; o < a.n_col; ++o) a.y[r * a.ldy + o] = tmp[o];
     }
 }
 
@@ -124,22 +136,16 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& a) {
 template <int MR>
 void tile_generic(const Tile& a) {
     float c[MR][kPanel] = {};
+    for (int r = 0; r < MR; ++r)
+        for (int o = 0; o < a.n_col; ++o) c[r][o] = tile_start(a, r, o);
     const float* bp = a.panel;
-    for (int j = 0; j < a.n_tap; ++j) {
-        const float* xj = a.x + j * a.tap_step;
-        for (int i = 0; i < a.c_in; ++i, bp += kPanel)
-            for (int r = 0; r < MR; ++r) {
-                const float v = xj[r * a.ldx + i];
-                for (int o = 0; o < kPanel; ++o) c[r][o] += v * bp[o];
-            }
-    }
-    for (int r = 0; r < MR; ++r) {
-        float* yr = a.y + r * a.ldy;
-        for (int o = 0; o < a.n_col; ++o) {
-            float v = c[r][o] + (a.bias ? a.bias[o] : 0.0f);
-            yr[o] = a.accumulate ? v + yr[o] : v;
+    for (int i = 0; i < a.kc; ++i, bp += kPanel)
+        for (int r = 0; r < MR; ++r) {
+            const float v = a.x[r * a.ldx + i];
+            for (int o = 0; o < kPanel; ++o) c[r][o] += v * bp[o];
         }
-    }
+    for (int r = 0; r < MR; ++r)
+        for (int o = 0; o < a.n_col; ++o) a.y[r * a.ldy + o] = c[r][o];
 }
 
 using TileFn = void (*)(const Tile&);
@@ -156,6 +162,8 @@ using TileFn = void (*)(const Tile&);
 constexpr int kMrAvx512 = 12;
 constexpr int kMrAvx2 = 3;
 constexpr int kMrGeneric = 4;
+// Input channels per reduction block: a 128 x 32 panel slice is 16 KiB (L1 holds it).
+constexpr int kKc = 128;
 
 QWEN3TTS_TILE_TABLE(tile_avx512, kMrAvx512)
 QWEN3TTS_TILE_TABLE(tile_avx2, kMrAvx2)
@@ -232,8 +240,11 @@ void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_row
                           : isa == Isa::avx2 ? tile_avx2_table.data()
                                              : tile_generic_table.data();
     const int mr = isa == Isa::avx512 ? kMrAvx512 : isa == Isa::avx2 ? kMrAvx2 : kMrGeneric;
-    // Row blocks of a few tiles: the block's input rows stay in L2 while every panel passes.
-    const int64_t row_block = int64_t(mr) * 8;
+    // Row blocks of up to 40 tiles: a block's input rows for one reduction block (<= 480 x 128
+    // floats) stay in L2, and each L1-resident weight slice is reused over all of them. Short
+    // inputs (the 12.5-400 Hz stages, whose weights are large) are one block, so each weight
+    // is read once per call.
+    const int64_t row_block = int64_t(mr) * (480 / mr);
     const int64_t n_rb = (n_rows + row_block - 1) / row_block;
     const int n_panel = w.n_panel();
     const int64_t n_item = n_rb * n_panel;
@@ -242,32 +253,46 @@ void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_row
     auto run = [&](int64_t begin, int64_t end) {
         Tile t{};
         t.ldx = ldx;
-        t.tap_step = int64_t(w.dilation) * ldx;
-        t.n_tap = w.n_tap;
-        t.c_in = w.c_in;
         t.ldy = ldy;
         t.accumulate = accumulate;
         for (int64_t item = begin; item < end; ++item) {
             const int64_t rb = item / n_panel;
             const int p = int(item % n_panel);
-            t.panel = w.panels.data() + size_t(p) * panel_size;
+            const float* panel = w.panels.data() + size_t(p) * panel_size;
             t.bias = w.bias.empty() ? nullptr : w.bias.data() + size_t(p) * kPanel;
             t.n_col = std::min(kPanel, w.c_out - p * kPanel);
-            const int64_t r_end = std::min(n_rows, (rb + 1) * row_block);
-            for (int64_t r = rb * row_block; r < r_end; r += mr) {
-                const int rows = int(std::min<int64_t>(mr, r_end - r));
-                t.x = x + r * ldx;
-                t.y = y + r * ldy + int64_t(p) * kPanel;
-                table[rows - 1](t);
-            }
+            const int64_t r_begin = rb * row_block;
+            const int64_t r_end = std::min(n_rows, r_begin + row_block);
+            for (int j = 0; j < w.n_tap; ++j)
+                for (int i0 = 0; i0 < w.c_in; i0 += kKc) {
+                    t.kc = std::min(kKc, w.c_in - i0);
+                    t.panel = panel + (size_t(j) * w.c_in + size_t(i0)) * kPanel;
+                    t.first = j == 0 && i0 == 0;
+                    const float* xb = x + int64_t(j) * w.dilation * ldx + i0;
+                    for (int64_t r = r_begin; r < r_end; r += mr) {
+                        const int rows = int(std::min<int64_t>(mr, r_end - r));
+                        t.x = xb + r * ldx;
+                        t.y = y + r * ldy + int64_t(p) * kPanel;
+                        table[rows - 1](t);
+                    }
+                }
         }
     };
     // Below ~50k multiply-adds a fork/join costs more than it saves.
     const bool parallel = pool && pool->size() > 1 && n_item > 1 && w.flops(n_rows) > 1e5;
-    if (parallel)
-        pool->parallel_for(n_item, 1, run);
-    else
+    if (parallel) {
+        // Items are handed out dynamically rather than split in fixed halves: on a loaded
+        // machine a descheduled thread then delays the call by one item, not by half of it.
+        std::atomic<int64_t> next{0};
+        auto grab = [&] {
+            for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;) run(i, i + 1);
+        };
+        // One pointer of capture fits std::function's small buffer: no allocation per call.
+        const auto* g = &grab;
+        pool->parallel_for(pool->size(), 1, [g](int64_t, int64_t) { (*g)(); });
+    } else {
         run(0, n_item);
+    }
 }
 
 const char* conv_gemm_isa() {

@@ -1,0 +1,153 @@
+// Codec decoder throughput: ms of compute per second of audio (median of N runs), GFLOP/s
+// achieved vs the machine's fp32 FMA peak, one-shot and streaming.
+// usage: bench_codec <model or speech_tokenizer dir> [--frames N] [--threads T] [--runs R]
+//                    [--packet P] [--stream 0|1] [--chunk F] [--isa avx512|avx2|generic] [--peak GFLOPS]
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/conv_gemm.hpp"
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "model/codec_decoder.hpp"
+
+using namespace qwen3tts;
+
+namespace {
+
+double now_s() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU seconds used by the whole process (all threads; includes the pool's brief spinning).
+double cpu_s() {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr,
+                     "usage: %s <model dir> [--frames N] [--threads T] [--runs R] [--packet P] "
+                     "[--stream 0|1] [--chunk F] [--conv-chunk F] [--isa avx512|avx2|generic] [--peak GFLOPS]\n",
+                     argv[0]);
+        return 2;
+    }
+    std::string dir = argv[1];
+    int frames = 125, threads = 2, runs = 5, packet = 4, chunk = 32, conv_chunk = 4, streaming = 1;
+    double peak = 460.0;
+    std::string isa;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const std::string k = argv[i];
+        const char* v = argv[i + 1];
+        if (k == "--frames") frames = std::atoi(v);
+        else if (k == "--threads") threads = std::atoi(v);
+        else if (k == "--runs") runs = std::atoi(v);
+        else if (k == "--packet") packet = std::atoi(v);
+        else if (k == "--chunk") chunk = std::atoi(v);
+        else if (k == "--conv-chunk") conv_chunk = std::atoi(v);
+        else if (k == "--isa") isa = v;
+        else if (k == "--stream") streaming = std::atoi(v);
+        else if (k == "--peak") peak = std::atof(v);
+        else {
+            std::fprintf(stderr, "unknown option %s\n", k.c_str());
+            return 2;
+        }
+    }
+    try {
+        if (!isa.empty() && !cpu::set_conv_gemm_isa(isa.c_str())) {
+            std::fprintf(stderr, "ISA %s not available\n", isa.c_str());
+            return 2;
+        }
+        double t0 = now_s();
+        auto dec = CodecDecoder::load(dir);
+        const double t_load = now_s() - t0;
+        ThreadPool pool(threads);
+        const int ncb = dec->n_codebook();
+        std::mt19937 rng(1234);
+        std::uniform_int_distribution<int> dist(0, dec->config().codebook_size - 1);
+        std::vector<int64_t> codes(size_t(frames) * ncb);
+        for (auto& c : codes) c = dist(rng);
+        const double audio_s = double(frames) * dec->samples_per_frame() / dec->sample_rate();
+        const double gflop = dec->flops(frames) * 1e-9;
+        std::printf("codec bench: %s\n  load %.2f s, isa %s, threads %d, frames %d (%.2f s audio), "
+                    "%.2f GFLOP (%.1f GFLOP per s of audio)\n",
+                    dir.c_str(), t_load, cpu::conv_gemm_isa(), threads, frames, audio_s, gflop,
+                    gflop / audio_s);
+
+        std::vector<float> wav(size_t(frames) * dec->samples_per_frame());
+        auto bench = [&](const char* label, int chunk_frames, int packet_frames) {
+            auto stream = dec->new_stream(&pool, chunk_frames, conv_chunk);
+            std::vector<double> times, cpu_times;
+            for (int r = 0; r < runs + 1; ++r) {  // first run warms caches and pages
+                stream->reset();
+                const double s = now_s(), c0 = cpu_s();
+                for (int f = 0; f < frames; f += packet_frames) {
+                    const int n = std::min(packet_frames, frames - f);
+                    stream->decode_frames(codes.data() + size_t(f) * ncb, n,
+                                          wav.data() + size_t(f) * dec->samples_per_frame());
+                }
+                if (r > 0) {
+                    times.push_back(now_s() - s);
+                    cpu_times.push_back(cpu_s() - c0);
+                }
+            }
+            const double t = median(times);
+            std::printf("  %-28s median %8.1f ms per s of audio  (%.3f RTF, %6.1f GFLOP/s = %4.1f%% "
+                        "of %.0f), min %.1f, max %.1f ms/s, N=%d\n",
+                        label, 1e3 * t / audio_s, t / audio_s, gflop / t, 100.0 * gflop / t / peak,
+                        peak, 1e3 * *std::min_element(times.begin(), times.end()) / audio_s,
+                        1e3 * *std::max_element(times.begin(), times.end()) / audio_s, runs);
+            std::printf("  %-28s CPU time: median %8.1f ms per s of audio (all threads)\n", "",
+                        1e3 * median(cpu_times) / audio_s);
+        };
+        {  // per-stage breakdown of one one-shot run, from the tap hook's timestamps
+            auto stream = dec->new_stream(&pool, chunk, conv_chunk);
+            std::vector<std::pair<std::string, double>> stages;
+            double last = 0;
+            stream->set_tap([&](const char* name, const float*, int64_t, int) {
+                const double t = now_s();
+                auto it = std::find_if(stages.begin(), stages.end(),
+                                       [&](const auto& p) { return p.first == name; });
+                if (it == stages.end()) stages.emplace_back(name, 0.0), it = stages.end() - 1;
+                if (std::string(name) != "quantizer") it->second += t - last;
+                last = t;
+            });
+            for (int f = 0; f < frames; f += chunk) {
+                const int n = std::min(chunk, frames - f);
+                last = now_s();
+                stream->decode_frames(codes.data() + size_t(f) * ncb, n,
+                                      wav.data() + size_t(f) * dec->samples_per_frame());
+            }
+            std::printf("  stage breakdown (ms per s of audio):");
+            for (const auto& [name, t] : stages) std::printf(" %s %.1f", name.c_str(), 1e3 * t / audio_s);
+            std::printf("\n");
+        }
+        char label[64];
+        std::snprintf(label, sizeof label, "one-shot (chunk %d/%d)", chunk, conv_chunk);
+        bench(label, chunk, frames);
+        if (streaming) {
+            std::snprintf(label, sizeof label, "stream %d-frame packets", packet);
+            bench(label, std::max(packet, 1), packet);
+            bench("stream 1-frame packets", 1, 1);
+        }
+    } catch (const Error& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

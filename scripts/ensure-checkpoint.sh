@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Writes a random-weight checkpoint of a released layout into DIR unless a complete one is
+# already there (tests and benchmarks use it; it is never committed).
+#   scripts/ensure-checkpoint.sh DIR VARIANT SIZE DTYPE SEED
+set -euo pipefail
+dir=$1 variant=$2 size=$3 dtype=$4 seed=$5
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$dir/model.safetensors" ] && [ -f "$dir/speech_tokenizer/model.safetensors" ]; then
+  exit 0
+fi
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+QWEN_VOCAB_DIR="$here/../tests/data/models/tiny-custom_voice" \
+  python3 "$here/make_checkpoint.py" --variant "$variant" --size "$size" --dtype "$dtype" \
+  --seed "$seed" --out "$dir.partial"
+mv "$dir.partial" "$dir"

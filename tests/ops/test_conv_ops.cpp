@@ -1,0 +1,154 @@
+// Fast codec conv-stack kernels (backend/cpu) against the plain-loop references
+// (backend/reference/conv_ref) on random inputs, for every micro-kernel this CPU can run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/codec_elementwise.hpp"
+#include "backend/cpu/conv_gemm.hpp"
+#include "backend/reference/conv_ref.hpp"
+#include "core/thread_pool.hpp"
+
+namespace qwen3tts {
+namespace {
+
+std::vector<float> random_vec(size_t n, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng);
+    return v;
+}
+
+// max |a-b| over the [rows, cols] block of two strided buffers, and max |b| there.
+std::pair<double, double> block_diff(const float* a, const float* b, int64_t rows, int cols,
+                                     int64_t ld) {
+    double d = 0, m = 0;
+    for (int64_t t = 0; t < rows; ++t)
+        for (int c = 0; c < cols; ++c) {
+            d = std::max(d, double(std::fabs(a[t * ld + c] - b[t * ld + c])));
+            m = std::max(m, double(std::fabs(b[t * ld + c])));
+        }
+    return {d, m};
+}
+
+class ConvOps : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        if (!cpu::set_conv_gemm_isa(GetParam().c_str()))
+            GTEST_SKIP() << "CPU cannot run the " << GetParam() << " kernels";
+    }
+    void TearDown() override { cpu::set_conv_gemm_isa(""); }
+};
+
+TEST_P(ConvOps, Conv1dGemmMatchesReference) {
+    std::mt19937 rng(42);
+    ThreadPool pool(2);
+    struct Shape { int c_out, c_in, k, d; int64_t rows; };
+    const Shape shapes[] = {{1, 96, 7, 1, 300},  {5, 3, 3, 1, 13},    {32, 16, 1, 1, 1},
+                            {40, 130, 7, 3, 50}, {96, 96, 7, 9, 500}, {64, 200, 2, 1, 37},
+                            {33, 257, 1, 1, 25}, {17, 8, 7, 2, 1000}};
+    for (const Shape& s : shapes)
+        for (int variant = 0; variant < 4; ++variant) {
+            const bool accumulate = variant & 1;
+            const bool strided = variant & 2;
+            SCOPED_TRACE("c_out " + std::to_string(s.c_out) + " c_in " + std::to_string(s.c_in) +
+                         " k " + std::to_string(s.k) + " d " + std::to_string(s.d) + " rows " +
+                         std::to_string(s.rows) + " acc " + std::to_string(accumulate) +
+                         " strided " + std::to_string(strided));
+            const int64_t ldx = s.c_in + (strided ? 5 : 0);
+            const int64_t ldy = s.c_out + (strided ? 3 : 0);
+            const int64_t hist = int64_t(s.k - 1) * s.d;
+            const auto w = random_vec(size_t(s.c_out) * s.c_in * s.k, rng);
+            const auto b = random_vec(size_t(s.c_out), rng);
+            const auto x = random_vec(size_t((hist + s.rows) * ldx), rng);
+            const auto y0 = random_vec(size_t(s.rows * ldy), rng);
+            const float* bias = variant == 2 ? nullptr : b.data();
+            std::vector<float> want = y0, got = y0, got_mt = y0;
+            ref::conv1d(x.data(), ldx, s.rows, w.data(), bias, s.c_out, s.c_in, s.k, s.d,
+                        want.data(), ldy, accumulate);
+            const auto p = cpu::pack_conv1d(w.data(), s.c_out, s.c_in, s.k, s.d, bias);
+            cpu::conv1d_gemm(p, x.data(), ldx, s.rows, got.data(), ldy, accumulate, nullptr);
+            cpu::conv1d_gemm(p, x.data(), ldx, s.rows, got_mt.data(), ldy, accumulate, &pool);
+            const auto [d1, m1] = block_diff(got.data(), want.data(), s.rows, s.c_out, ldy);
+            const auto [d2, m2] = block_diff(got_mt.data(), want.data(), s.rows, s.c_out, ldy);
+            const double tol = 2e-6 * std::sqrt(double(s.c_in * s.k)) * (1.0 + m1);
+            EXPECT_LE(d1, tol) << "max|ref| " << m1;
+            EXPECT_LE(d2, tol) << "threaded, max|ref| " << m2;
+            // Padding columns between rows are never written.
+            for (int64_t t = 0; t < s.rows; ++t)
+                for (int64_t c = s.c_out; c < ldy; ++c)
+                    ASSERT_EQ(got[size_t(t * ldy + c)], y0[size_t(t * ldy + c)]);
+        }
+}
+
+TEST_P(ConvOps, ConvTranspose1dPhasesMatchReference) {
+    std::mt19937 rng(7);
+    ThreadPool pool(2);
+    struct Shape { int c_in, c_out, stride, mult; int64_t n_in; };
+    const Shape shapes[] = {{16, 8, 8, 2, 9},  {12, 6, 5, 2, 20}, {40, 20, 4, 2, 33},
+                            {10, 5, 3, 2, 50}, {24, 24, 2, 1, 7}, {7, 3, 3, 1, 1}};
+    for (const Shape& s : shapes) {
+        const int kernel = s.stride * s.mult;
+        SCOPED_TRACE("c_in " + std::to_string(s.c_in) + " stride " + std::to_string(s.stride) +
+                     " kernel " + std::to_string(kernel));
+        const int64_t hist = s.mult - 1;
+        const auto w = random_vec(size_t(s.c_in) * s.c_out * kernel, rng);
+        const auto b = random_vec(size_t(s.c_out), rng);
+        const auto x = random_vec(size_t((hist + s.n_in) * s.c_in), rng);
+        const int64_t n_out = s.n_in * s.stride;
+        std::vector<float> want(size_t(n_out * s.c_out)), got(want.size());
+        ref::conv_transpose1d(x.data(), s.c_in, s.n_in, w.data(), b.data(), s.c_in, s.c_out,
+                              kernel, s.stride, want.data(), s.c_out);
+        for (int r = 0; r < s.stride; ++r) {
+            const auto p = cpu::pack_conv_transpose1d_phase(w.data(), s.c_in, s.c_out, kernel,
+                                                            s.stride, r, b.data());
+            cpu::conv1d_gemm(p, x.data(), s.c_in, s.n_in, got.data() + r * s.c_out,
+                             int64_t(s.c_out) * s.stride, false, &pool);
+        }
+        const auto [d, m] = block_diff(got.data(), want.data(), n_out, s.c_out, s.c_out);
+        EXPECT_LE(d, 1e-5 * (1.0 + m));
+    }
+}
+
+TEST_P(ConvOps, ConvTranspose1dRejectsKernelNotMultipleOfStride) {
+    std::vector<float> w(4 * 4 * 5, 0.0f);
+    EXPECT_ANY_THROW(cpu::pack_conv_transpose1d_phase(w.data(), 4, 4, 5, 2, 0, nullptr));
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ConvOps, ::testing::Values("avx512", "avx2", "generic"),
+                         [](const auto& param_info) { return param_info.param; });
+
+TEST(SnakeBetaOp, MatchesReference) {
+    std::mt19937 rng(3);
+    ThreadPool pool(2);
+    for (int n_ch : {1, 7, 16, 96, 100}) {
+        const int64_t rows = 301, ld = n_ch + 2;
+        const auto x = random_vec(size_t(rows * ld), rng, -20.0f, 20.0f);
+        const auto alpha = random_vec(size_t(n_ch), rng, -1.5f, 1.5f);
+        const auto beta = random_vec(size_t(n_ch), rng, -1.5f, 1.5f);
+        std::vector<float> a(alpha.size()), inv_b(beta.size());
+        for (size_t c = 0; c < a.size(); ++c) {
+            a[c] = std::exp(alpha[c]);
+            inv_b[c] = 1.0f / (std::exp(beta[c]) + 1e-9f);
+        }
+        std::vector<float> want(x.size(), 0.0f), got(x.size(), 0.0f), inplace = x;
+        ref::snake_beta(x.data(), ld, rows, n_ch, alpha.data(), beta.data(), want.data(), ld);
+        cpu::snake_beta(x.data(), ld, rows, n_ch, a.data(), inv_b.data(), got.data(), ld, nullptr);
+        cpu::snake_beta(inplace.data(), ld, rows, n_ch, a.data(), inv_b.data(), inplace.data(), ld,
+                        &pool);
+        for (int64_t t = 0; t < rows; ++t)
+            for (int c = 0; c < n_ch; ++c) {
+                const size_t i = size_t(t * ld + c);
+                const float tol = 2e-6f * (1.0f + std::fabs(want[i]));
+                ASSERT_NEAR(got[i], want[i], tol) << "row " << t << " ch " << c << " x " << x[i];
+                ASSERT_NEAR(inplace[i], want[i], tol);
+            }
+    }
+}
+
+}  // namespace
+}  // namespace qwen3tts
