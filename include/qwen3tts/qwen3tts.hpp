@@ -63,6 +63,10 @@ struct SynthesisOptions {
     SamplingOptions predictor;
     int max_frames = 0;                    // 0 = model default (max_new_tokens - 1)
     uint64_t seed = 0;
+    // "streaming" (default): exact incremental codec decode, audio per frame as it is made;
+    // "official-chunked": the official chunked_decode(300, 25) after generation (parity with
+    // the Python output on texts longer than 24 s; no streaming).
+    std::string codec_decode = "streaming";
 };
 
 // Timings of one generation, in milliseconds.
@@ -73,6 +77,15 @@ struct GenerationReport {
     double prefill_ms = 0, talker_ms = 0, predictor_ms = 0;
 };
 
+// Timings of one text-to-speech call, in milliseconds.
+struct SpeechReport {
+    GenerationReport generation;
+    double codec_ms = 0;
+    double first_audio_ms = 0;  // time to first audio, prompt building excluded
+    double total_ms = 0;
+    int64_t samples = 0;
+};
+
 class Model {
 public:
     static Model load(const std::string& model, const LoadOptions& options = {});
@@ -81,6 +94,13 @@ public:
     SynthesisOptions default_options() const;
     // Token ids of text as the official tokenizer produces them.
     std::vector<int32_t> tokenize(const std::string& text) const;
+
+    // Output sample rate of the codec decoder (24000).
+    int sample_rate() const;
+    // Codes [frames × 16] → 24 kHz audio (the codec decoder is loaded on first use).
+    std::vector<float> decode(const std::vector<int32_t>& codes,
+                              const std::string& codec_decode = "streaming",
+                              int threads = 0) const;
 
     struct Impl;
     const std::shared_ptr<const Impl>& impl() const { return impl_; }
@@ -102,6 +122,13 @@ public:
         const std::string& text, const SynthesisOptions& options,
         const std::function<bool(const int32_t* frame)>& on_frame = {},
         GenerationReport* report = nullptr);
+
+    // Text → 24 kHz mono audio in [-1, 1]. on_audio (optional) receives each piece as soon
+    // as it is decoded (one frame = 1920 samples); return false to stop. Returns all audio
+    // when on_audio is empty, otherwise an empty vector.
+    std::vector<float> speak(const std::string& text, const SynthesisOptions& options,
+                             const std::function<bool(const float* samples, size_t n)>& on_audio = {},
+                             SpeechReport* report = nullptr);
 
 private:
     struct Impl;

@@ -1,5 +1,8 @@
 #include "api/model_impl.hpp"
+#include "api/option_parsing.hpp"
 #include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "runtime/speech.hpp"
 
 namespace qwen3tts {
 
@@ -42,6 +45,19 @@ SynthesisOptions Model::default_options() const {
                    d.subtalker_top_p, 1.0f};
     o.max_frames = d.max_new_tokens - 1;
     return o;
+}
+
+int Model::sample_rate() const { return impl_->codec().sample_rate(); }
+
+std::vector<float> Model::decode(const std::vector<int32_t>& codes,
+                                 const std::string& codec_decode, int threads) const {
+    const CodecDecoder& codec = impl_->codec();
+    const std::vector<int64_t> wide(codes.begin(), codes.end());
+    if (wide.size() % size_t(codec.n_codebook()) != 0)
+        throw Error(ErrorCode::invalid_argument, "codes are not a whole number of 16-code frames");
+    codec.validate_codes(wide.data(), int64_t(wide.size()) / codec.n_codebook());
+    ThreadPool pool(threads);
+    return decode_codes(codec, &pool, wide, parse_codec_decode(codec_decode));
 }
 
 std::vector<int32_t> Model::tokenize(const std::string& text) const {

@@ -1,26 +1,56 @@
 #include "api/model_impl.hpp"
+#include "api/option_parsing.hpp"
 #include "core/error.hpp"
 #include "runtime/session.hpp"
+#include "runtime/speech.hpp"
 
 namespace qwen3tts {
 
 struct Synthesizer::Impl {
-    std::shared_ptr<const TtsModel> model;
+    std::shared_ptr<const Model::Impl> model;
     Session session;
+
+    Prompt prompt(const std::string& text, const SynthesisOptions& o) const {
+        PromptRequest req;
+        req.text = text;
+        req.language = o.language;
+        req.speaker = o.speaker;
+        req.instruct = o.instruct;
+        req.layout = parse_text_layout(o.text_layout);
+        return session.build_prompt(req);
+    }
+
+    GenerationParams params(const SynthesisOptions& o) const {
+        auto to_params = [](const SamplingOptions& s) {
+            return SamplingParams{s.do_sample, s.temperature, s.top_k, s.top_p,
+                                  s.repetition_penalty};
+        };
+        GenerationParams p;
+        p.talker = to_params(o.talker);
+        p.predictor = to_params(o.predictor);
+        p.predictor.repetition_penalty = 1.0f;  // the official code has none for codebooks 1-15
+        if (o.max_frames < 0)
+            throw Error(ErrorCode::invalid_argument,
+                        "max frames must be positive, got " + std::to_string(o.max_frames));
+        p.max_new_tokens = o.max_frames > 0
+                               ? o.max_frames + 1
+                               : model->model->config().generation.max_new_tokens;
+        p.seed = o.seed;
+        return p;
+    }
 };
 
 namespace {
 
-TextLayout parse_layout(const std::string& s) {
-    if (s == "auto" || s.empty()) return TextLayout::automatic;
-    if (s == "streaming") return TextLayout::streaming;
-    if (s == "non-streaming") return TextLayout::non_streaming;
-    throw Error(ErrorCode::invalid_argument,
-                "unknown text layout '" + s + "' (auto, streaming or non-streaming)");
-}
-
-SamplingParams to_params(const SamplingOptions& o) {
-    return {o.do_sample, o.temperature, o.top_k, o.top_p, o.repetition_penalty};
+GenerationReport to_report(const GenerationStats& s) {
+    GenerationReport r;
+    r.prompt_positions = s.prompt_positions;
+    r.frames = s.frames;
+    r.stopped_at_eos = s.stopped_at_eos;
+    r.prefill_ms = s.prefill_ms;
+    r.talker_ms = s.talker_ms;
+    r.predictor_ms = s.predictor_ms;
+    return r;
 }
 
 }  // namespace
@@ -31,7 +61,7 @@ Synthesizer::Synthesizer(const Model& model, const EngineOptions& options) {
     so.threads = options.threads;
     so.kernels = options.kernels == Kernels::reference ? backend::KernelSet::reference
                                                        : backend::KernelSet::fast;
-    impl_.reset(new Impl{model.impl()->model, Session(model.impl()->model, so)});
+    impl_.reset(new Impl{model.impl(), Session(model.impl()->model, so)});
 }
 
 Synthesizer::~Synthesizer() = default;
@@ -41,38 +71,40 @@ Synthesizer& Synthesizer::operator=(Synthesizer&&) noexcept = default;
 std::vector<int32_t> Synthesizer::generate_codes(
     const std::string& text, const SynthesisOptions& options,
     const std::function<bool(const int32_t* frame)>& on_frame, GenerationReport* report) {
-    PromptRequest req;
-    req.text = text;
-    req.language = options.language;
-    req.speaker = options.speaker;
-    req.instruct = options.instruct;
-    req.layout = parse_layout(options.text_layout);
-    const Prompt prompt = impl_->session.build_prompt(req);
-
-    GenerationParams params;
-    params.talker = to_params(options.talker);
-    params.predictor = to_params(options.predictor);
-    params.predictor.repetition_penalty = 1.0f;
-    const int default_tokens = impl_->model->config().generation.max_new_tokens;
-    if (options.max_frames < 0)
-        throw Error(ErrorCode::invalid_argument,
-                    "max frames must be positive, got " + std::to_string(options.max_frames));
-    params.max_new_tokens = options.max_frames > 0 ? options.max_frames + 1 : default_tokens;
-    params.seed = options.seed;
-
+    const Prompt prompt = impl_->prompt(text, options);
+    const GenerationParams params = impl_->params(options);
     GenerationHooks hooks;
     if (on_frame) hooks.on_frame = [&](int64_t, const int32_t* codes) { return on_frame(codes); };
     GenerationStats stats;
     auto codes = impl_->session.generate(prompt, params, hooks, &stats);
-    if (report) {
-        report->prompt_positions = stats.prompt_positions;
-        report->frames = stats.frames;
-        report->stopped_at_eos = stats.stopped_at_eos;
-        report->prefill_ms = stats.prefill_ms;
-        report->talker_ms = stats.talker_ms;
-        report->predictor_ms = stats.predictor_ms;
-    }
+    if (report) *report = to_report(stats);
     return codes;
+}
+
+std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOptions& options,
+                                      const std::function<bool(const float*, size_t)>& on_audio,
+                                      SpeechReport* report) {
+    const CodecDecodeMode mode = parse_codec_decode(options.codec_decode);
+    const Prompt prompt = impl_->prompt(text, options);
+    const GenerationParams params = impl_->params(options);
+    const CodecDecoder& codec = impl_->model->codec();
+    std::vector<float> all;
+    AudioCallback sink = on_audio;
+    if (!sink)
+        sink = [&](const float* s, size_t n) {
+            all.insert(all.end(), s, s + n);
+            return true;
+        };
+    const SpeechStats st =
+        synthesize_speech(impl_->session, codec, prompt, params, nullptr, mode, sink);
+    if (report) {
+        report->generation = to_report(st.generation);
+        report->codec_ms = st.codec_ms;
+        report->first_audio_ms = st.first_audio_ms;
+        report->total_ms = st.total_ms;
+        report->samples = st.samples;
+    }
+    return all;
 }
 
 }  // namespace qwen3tts

@@ -54,6 +54,7 @@ public:
 
     const TtsModel& model() const { return *model_; }
     const backend::ExecContext& exec() const { return exec_; }
+    ThreadPool* pool() const { return pool_.get(); }
 
     Prompt build_prompt(const PromptRequest& request) const;
 

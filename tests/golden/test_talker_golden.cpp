@@ -5,60 +5,15 @@
 // kernels; generated on demand by the real_checkpoint fixture).
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-
-#include "model/tts_model.hpp"
+#include "golden/golden_cases.hpp"
 #include "runtime/session.hpp"
-#include "support/test_support.hpp"
 
 namespace qwen3tts {
 namespace {
 
+using namespace golden_cases;
 using testing::compare;
 using testing::golden;
-
-struct GoldenCase {
-    std::string variant;  // golden folder
-    std::string tag;
-    std::string text, language, speaker, instruct, ref_text;
-    TextLayout layout;
-    bool xvector_only = false;
-};
-
-const std::string kHello = "Hello world, this is a test.";
-const std::string kNihao = "你好，欢迎使用语音合成。";
-const std::string kWarm = "A warm, low-pitched male voice, speaking slowly and calmly.";
-const std::string kFox = "The quick brown fox jumps over the lazy dog.";
-
-std::vector<GoldenCase> tiny_cases() {
-    const auto NS = TextLayout::non_streaming, ST = TextLayout::streaming;
-    return {
-        {"tiny-custom_voice", "cv_en_ryan", kHello, "English", "Ryan", "", "", NS},
-        {"tiny-custom_voice", "cv_zh_vivian", kNihao, "Chinese", "Vivian", "", "", NS},
-        {"tiny-custom_voice", "cv_zh_dylan_dialect", kNihao, "Chinese", "Dylan", "", "", NS},
-        {"tiny-custom_voice", "cv_auto_mixed_serena", "Qwen3 可以说 English 和中文。", "Auto",
-         "Serena", "", "", NS},
-        {"tiny-custom_voice", "cv_en_ryan_instruct", kHello, "English", "Ryan",
-         "Speak very happily.", "", NS},
-        {"tiny-custom_voice", "cv_en_ryan_streamtext", kHello, "English", "Ryan", "", "", ST},
-        {"tiny-voice_design", "vd_en", kHello, "English", "", kWarm, "", NS},
-        {"tiny-voice_design", "vd_auto_zh", kNihao, "Auto", "", "用温柔的女声朗读。", "", NS},
-        {"tiny-voice_design", "vd_en_streamtext", kHello, "English", "", kWarm, "", ST},
-        {"tiny-base", "vc_xvec_en", kHello, "English", "", "", "", ST, true},
-        {"tiny-base", "vc_icl_en", kHello, "English", "", "", kFox, ST},
-        {"tiny-base", "vc_icl_en_nonstream", kHello, "English", "", "", kFox, NS},
-        {"tiny-base", "vc_xvec_auto_zh", kNihao, "Auto", "", "", "", ST, true},
-    };
-}
-
-std::vector<GoldenCase> real_cases() {
-    const auto NS = TextLayout::non_streaming, ST = TextLayout::streaming;
-    return {
-        {"real-0.6b-custom_voice", "cv_en_ryan", kHello, "English", "Ryan", "", "", NS},
-        {"real-0.6b-custom_voice", "cv_zh_dylan_dialect", kNihao, "Chinese", "Dylan", "", "", NS},
-        {"real-0.6b-custom_voice", "cv_en_ryan_streamtext", kHello, "English", "Ryan", "", "", ST},
-    };
-}
 
 std::vector<int32_t> as_i32(const NpyArray& a) {
     const auto v = a.to_i64();
@@ -75,41 +30,13 @@ void expect_close(const std::vector<float>& actual, const NpyArray& ref, const s
         << d.max_ref;
 }
 
-std::string checkpoint_dir(const std::string& variant) {
-    if (variant.rfind("tiny-", 0) == 0) {
-        return testing::model_dir(variant);
-    }
-    return testing::generated_dir() + "/" + variant;
-}
-
 void run_case(const GoldenCase& c, backend::KernelSet kernels) {
-    const std::string dir = checkpoint_dir(c.variant);
-    struct stat st;
-    ASSERT_EQ(::stat((dir + "/model.safetensors").c_str(), &st), 0)
-        << dir << " is missing: the real_checkpoint fixture generates it";
-    static std::map<std::string, std::shared_ptr<const TtsModel>> loaded;
-    auto& model = loaded[dir];
-    if (!model) model = TtsModel::load(dir);
+    const auto model = load_model(c.variant);
     Session session(model, SessionOptions{2, kernels});
     const std::string g = c.tag + "__";
-
-    VoiceClonePrompt voice;
-    PromptRequest req;
-    req.text = c.text;
-    req.language = c.language;
-    req.speaker = c.speaker;
-    req.instruct = c.instruct;
-    req.layout = c.layout;
-    if (c.variant == "tiny-base") {
-        voice.x_vector = golden(c.variant, g + "ref_spk_embedding").to_f32();
-        if (!c.xvector_only) {
-            const auto rc = golden(c.variant, g + "ref_code").to_i64();
-            voice.ref_codes.assign(rc.begin(), rc.end());
-            voice.ref_text = c.ref_text;
-        }
-        req.voice = &voice;
-    }
-    const Prompt p = session.build_prompt(req);
+    const bool clone = model->config().type == ModelType::base;
+    const VoiceClonePrompt voice = clone ? golden_voice(c) : VoiceClonePrompt{};
+    const Prompt p = session.build_prompt(request(c, clone ? &voice : nullptr));
 
     // Token ids.
     EXPECT_EQ(p.input_ids, as_i32(golden(c.variant, g + "input_ids"))) << "input ids";
@@ -157,26 +84,22 @@ void run_case(const GoldenCase& c, backend::KernelSet kernels) {
     EXPECT_EQ(codes, as_i32(ref_codes)) << "greedy codes";
 }
 
-void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.variant << "/" << c.tag; }
-
 class TinyGolden : public ::testing::TestWithParam<std::tuple<GoldenCase, backend::KernelSet>> {};
 
 TEST_P(TinyGolden, MatchesOfficial) {
     run_case(std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
-std::string case_name(const ::testing::TestParamInfo<TinyGolden::ParamType>& info) {
-    std::string v = std::get<0>(info.param).variant + "_" + std::get<0>(info.param).tag;
-    for (auto& ch : v)
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return v + (std::get<1>(info.param) == backend::KernelSet::fast ? "_fast" : "_reference");
+std::string kernel_case_name(const ::testing::TestParamInfo<TinyGolden::ParamType>& info) {
+    return case_name(std::get<0>(info.param)) +
+           (std::get<1>(info.param) == backend::KernelSet::fast ? "_fast" : "_reference");
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, TinyGolden,
                          ::testing::Combine(::testing::ValuesIn(tiny_cases()),
                                             ::testing::Values(backend::KernelSet::fast,
                                                               backend::KernelSet::reference)),
-                         case_name);
+                         kernel_case_name);
 
 class RealGolden : public ::testing::TestWithParam<GoldenCase> {};
 

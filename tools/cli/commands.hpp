@@ -3,6 +3,8 @@
 
 namespace qwen3tts::cli {
 
+int cmd_speak(int argc, char** argv);
+int cmd_decode(int argc, char** argv);
 int cmd_codes(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);

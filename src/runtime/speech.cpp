@@ -1,0 +1,93 @@
+#include "runtime/speech.hpp"
+
+#include <chrono>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+std::vector<float> decode_codes(const CodecDecoder& codec, ThreadPool* pool,
+                                const std::vector<int64_t>& codes, CodecDecodeMode mode) {
+    const int64_t n_cb = codec.n_codebook();
+    if (codes.size() % size_t(n_cb) != 0)
+        throw Error(ErrorCode::invalid_argument, "codes are not a whole number of frames");
+    const int64_t n = int64_t(codes.size()) / n_cb;
+    if (mode == CodecDecodeMode::official_chunked)
+        return codec.decode_chunked(codes.data(), n, 300, 25, pool);
+    return codec.decode(codes.data(), n, pool);
+}
+
+// ref: qwen3_tts_model.py, Qwen3TTSModel.generate_* (generate, then speech_tokenizer.decode)
+SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const Prompt& prompt,
+                              const GenerationParams& params, const VoiceClonePrompt* voice,
+                              CodecDecodeMode mode, const AudioCallback& on_audio) {
+    using clock = std::chrono::steady_clock;
+    const auto t_start = clock::now();
+    SpeechStats st;
+    const int64_t n_cb = codec.n_codebook();
+    const int64_t spf = codec.samples_per_frame();
+    const bool icl = voice && voice->in_context();
+
+    if (mode == CodecDecodeMode::official_chunked) {
+        // Generate everything, then decode (reference frames first for in-context cloning)
+        // and cut as the official pipeline does.
+        const auto frames = session.generate(prompt, params, {}, &st.generation);
+        std::vector<int64_t> all;
+        if (icl) all.assign(voice->ref_codes.begin(), voice->ref_codes.end());
+        all.insert(all.end(), frames.begin(), frames.end());
+        const auto t0 = clock::now();
+        std::vector<float> wav = decode_codes(codec, session.pool(), all, mode);
+        size_t cut = 0;
+        if (icl && !all.empty()) {
+            const int64_t ref_len = int64_t(voice->ref_codes.size()) / n_cb;
+            const int64_t total = int64_t(all.size()) / n_cb;
+            // Literal formula of the official code (float proportion; sometimes one sample short).
+            cut = size_t(double(ref_len) / double(total) * double(wav.size()));
+        }
+        st.codec_ms = ms_between(t0, clock::now());
+        st.samples = int64_t(wav.size() - cut);
+        st.first_audio_ms = ms_between(t_start, clock::now());
+        if (on_audio && st.samples > 0) on_audio(wav.data() + cut, wav.size() - cut);
+        st.total_ms = ms_between(t_start, clock::now());
+        return st;
+    }
+
+    auto stream = codec.new_stream(session.pool());
+    if (icl) {
+        // Prime the decoder's carried state with the reference frames; their audio is dropped.
+        std::vector<float> discard(size_t(spf) * 8);
+        const int64_t ref_frames = int64_t(voice->ref_codes.size()) / n_cb;
+        for (int64_t f = 0; f < ref_frames; f += 8) {
+            const int64_t n = std::min<int64_t>(8, ref_frames - f);
+            stream->decode_frames(voice->ref_codes.data() + f * n_cb, n, discard.data());
+        }
+    }
+    std::vector<int64_t> frame_codes(static_cast<size_t>(n_cb));
+    std::vector<float> audio(static_cast<size_t>(spf));
+    bool keep_going = true;
+    GenerationHooks hooks;
+    hooks.on_frame = [&](int64_t, const int32_t* codes) {
+        const auto t0 = clock::now();
+        for (int64_t g = 0; g < n_cb; ++g) frame_codes[size_t(g)] = codes[g];
+        stream->decode_frames(frame_codes.data(), 1, audio.data());
+        const auto t1 = clock::now();
+        st.codec_ms += ms_between(t0, t1);
+        if (st.first_audio_ms < 0) st.first_audio_ms = ms_between(t_start, t1);
+        st.samples += spf;
+        if (on_audio) keep_going = on_audio(audio.data(), audio.size());
+        return keep_going;
+    };
+    session.generate(prompt, params, hooks, &st.generation);
+    st.total_ms = ms_between(t_start, clock::now());
+    return st;
+}
+
+}  // namespace qwen3tts
