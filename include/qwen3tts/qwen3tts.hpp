@@ -45,6 +45,36 @@ struct EngineOptions {
     Kernels kernels = Kernels::fast;  // reference = plain fp32 loops (for verification)
 };
 
+// A cloned voice for the Base models: the reference speaker's x-vector and, in in-context
+// mode, the reference audio's codec frames and transcript. Made by Model::clone_voice, saved
+// to / loaded from a `.voice` file (docs/voice_file.md). Cheap to copy (shared, immutable).
+class Voice {
+public:
+    Voice() = default;
+    static Voice load(const std::string& path);
+    void save(const std::string& path) const;
+
+    bool empty() const { return !impl_; }
+    bool in_context() const;
+    std::string ref_text() const;
+    int64_t ref_frames() const;
+
+    struct Impl;
+    const std::shared_ptr<const Impl>& impl() const { return impl_; }
+    explicit Voice(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+struct VoiceCloneOptions {
+    // Transcript of the reference audio: required for in-context cloning (the default mode),
+    // ignored with x_vector_only.
+    std::string ref_text;
+    bool x_vector_only = false;
+    double max_seconds = 60.0;  // longer references are an error
+};
+
 struct SamplingOptions {
     bool do_sample = true;
     float temperature = 0.9f;
@@ -57,6 +87,7 @@ struct SynthesisOptions {
     std::string language = "auto";
     std::string speaker;                   // CustomVoice
     std::string instruct;                  // VoiceDesign, 1.7B CustomVoice
+    Voice voice;                           // Base: the voice to clone
     std::string text_layout = "auto";      // "auto", "streaming" or "non-streaming"
     // Start from Model::default_options() to get the checkpoint's generation_config.json.
     SamplingOptions talker;
@@ -94,6 +125,10 @@ public:
     SynthesisOptions default_options() const;
     // Token ids of text as the official tokenizer produces them.
     std::vector<int32_t> tokenize(const std::string& text) const;
+
+    // Base models: a voice from reference audio (WAV/FLAC/Ogg/MP3, any rate; mixed to mono
+    // and resampled to 24 kHz as the official code does).
+    Voice clone_voice(const std::string& ref_audio_path, const VoiceCloneOptions& options) const;
 
     // Output sample rate of the codec decoder (24000).
     int sample_rate() const;

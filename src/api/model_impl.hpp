@@ -4,6 +4,8 @@
 #include <mutex>
 
 #include "model/codec_decoder.hpp"
+#include "model/codec_encoder.hpp"
+#include "model/speaker_encoder.hpp"
 #include "model/tts_model.hpp"
 #include "qwen3tts/qwen3tts.hpp"
 
@@ -18,9 +20,25 @@ struct Model::Impl {
         return *codec_;
     }
 
+    // Voice cloning parts (Base models), also loaded on first use.
+    const SpeakerEncoder& speaker_encoder() const {
+        std::call_once(speaker_once_, [&] {
+            speaker_ = std::make_unique<SpeakerEncoder>(model->weights(),
+                                                        model->config().speaker_encoder);
+        });
+        return *speaker_;
+    }
+    const CodecEncoder& codec_encoder() const {
+        std::call_once(encoder_once_,
+                       [&] { encoder_ = CodecEncoder::load(model->dir() + "/speech_tokenizer"); });
+        return *encoder_;
+    }
+
 private:
-    mutable std::once_flag codec_once_;
+    mutable std::once_flag codec_once_, speaker_once_, encoder_once_;
     mutable std::unique_ptr<CodecDecoder> codec_;
+    mutable std::unique_ptr<SpeakerEncoder> speaker_;
+    mutable std::unique_ptr<CodecEncoder> encoder_;
 };
 
 }  // namespace qwen3tts

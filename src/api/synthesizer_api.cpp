@@ -1,5 +1,6 @@
 #include "api/model_impl.hpp"
 #include "api/option_parsing.hpp"
+#include "api/voice_impl.hpp"
 #include "core/error.hpp"
 #include "runtime/session.hpp"
 #include "runtime/speech.hpp"
@@ -17,7 +18,17 @@ struct Synthesizer::Impl {
         req.speaker = o.speaker;
         req.instruct = o.instruct;
         req.layout = parse_text_layout(o.text_layout);
+        if (!o.voice.empty()) {
+            const Voice::Impl& v = *o.voice.impl();
+            check_voice_fits(v.file, model->model->config(),
+                             v.path.empty() ? std::string("voice") : v.path);
+            req.voice = &v.file.voice;
+        }
         return session.build_prompt(req);
+    }
+
+    static const VoiceClonePrompt* voice_of(const SynthesisOptions& o) {
+        return o.voice.empty() ? nullptr : &o.voice.impl()->file.voice;
     }
 
     GenerationParams params(const SynthesisOptions& o) const {
@@ -96,7 +107,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
             return true;
         };
     const SpeechStats st =
-        synthesize_speech(impl_->session, codec, prompt, params, nullptr, mode, sink);
+        synthesize_speech(impl_->session, codec, prompt, params, Impl::voice_of(options), mode, sink);
     if (report) {
         report->generation = to_report(st.generation);
         report->codec_ms = st.codec_ms;

@@ -12,15 +12,15 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 // Slaney scale constants (librosa.core.convert, htk=False).
-constexpr double kFSp = 200.0 / 3.0;   // Hz per mel below 1 kHz
-constexpr double kMinLogHz = 1000.0;   // start of the log region
+constexpr double kFSp = 200.0 / 3.0;             // Hz per mel below 1 kHz
+constexpr double kMinLogHz = 1000.0;             // start of the log region
 constexpr double kMinLogMel = kMinLogHz / kFSp;  // = 15
 const double kLogStep = std::log(6.4) / 27.0;
 
-constexpr float kMagEps = 1e-9f;    // inside the square root (official mel_spectrogram)
-constexpr float kLogClip = 1e-5f;   // dynamic_range_compression_torch clip_val
-constexpr int kFrameBlock = 8;      // frames per pass over the twiddle table
-constexpr int kVec = 8;             // inner-loop chunk (a multiple of every SIMD width)
+constexpr float kMagEps = 1e-9f;   // inside the square root (official mel_spectrogram)
+constexpr float kLogClip = 1e-5f;  // dynamic_range_compression_torch clip_val
+constexpr int kFrameBlock = 8;     // frames per pass over the twiddle table
+constexpr int kVec = 8;            // inner-loop chunk (a multiple of every SIMD width)
 
 // r[k] += a·c[k]; m[k] -= b·s[k] for k < n (n a multiple of kVec). A separate function with
 // restrict-qualified parameters so GCC vectorises it at -O2.
@@ -150,15 +150,17 @@ int64_t MelSpectrogram::n_frames(size_t n_samples) const {
 //   Im X[k] =                       - Σ_{i=1}^{N/2-1} (s[i] - s[N-i])·sin(2πki/N)
 std::vector<float> MelSpectrogram::magnitude(const float* samples, size_t n) const {
     if (n < min_samples())
-        throw Error(ErrorCode::invalid_argument,
-                    "audio of " + std::to_string(n) + " samples is too short for the mel "
-                    "spectrogram: it needs at least " + std::to_string(min_samples()) +
-                    " samples (reflect padding of " + std::to_string(pad()) + ")");
+        throw Error(ErrorCode::invalid_argument, "audio of " + std::to_string(n) +
+                                                     " samples is too short for the mel "
+                                                     "spectrogram: it needs at least " +
+                                                     std::to_string(min_samples()) +
+                                                     " samples (reflect padding of " +
+                                                     std::to_string(pad()) + ")");
     for (size_t i = 0; i < n; ++i)
         if (!std::isfinite(samples[i]))
-            throw Error(ErrorCode::invalid_argument,
-                        "audio sample " + std::to_string(i) + " is not finite (" +
-                            std::to_string(samples[i]) + ")");
+            throw Error(ErrorCode::invalid_argument, "audio sample " + std::to_string(i) +
+                                                         " is not finite (" +
+                                                         std::to_string(samples[i]) + ")");
 
     const int N = params_.n_fft, half = N / 2, nb = n_bins(), kp = n_bins_padded_;
     const int64_t p = pad(), hop = params_.hop;

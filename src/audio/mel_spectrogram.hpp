@@ -48,7 +48,7 @@ std::vector<float> slaney_mel_filter_bank(int sample_rate, int n_fft, int n_mels
 std::vector<float> periodic_hann_window(int n);
 
 class MelSpectrogram {
-public:
+  public:
     // Error(invalid_argument) for parameters the front end cannot honour (odd n_fft, hop > n_fft,
     // fmax above Nyquist, ...).
     explicit MelSpectrogram(const MelParams& params = {});
@@ -74,13 +74,13 @@ public:
         return compute(samples.data(), samples.size());
     }
 
-private:
+  private:
     MelParams params_;
-    int n_bins_padded_ = 0;            // n_bins rounded up to a multiple of 8 (vector width)
-    std::vector<float> window_;        // [n_fft]
-    std::vector<float> cos_table_;     // [n_fft/2 - 1][n_bins_padded]: cos(2π·k·n/n_fft), n ≥ 1
-    std::vector<float> sin_table_;     // same layout, sin
-    std::vector<float> filter_bank_;   // [n_mels, n_bins]
+    int n_bins_padded_ = 0;           // n_bins rounded up to a multiple of 8 (vector width)
+    std::vector<float> window_;       // [n_fft]
+    std::vector<float> cos_table_;    // [n_fft/2 - 1][n_bins_padded]: cos(2π·k·n/n_fft), n ≥ 1
+    std::vector<float> sin_table_;    // same layout, sin
+    std::vector<float> filter_bank_;  // [n_mels, n_bins]
     std::vector<int> band_begin_, band_end_;  // non-zero bin range of each mel filter
 };
 

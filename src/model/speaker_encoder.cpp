@@ -59,14 +59,17 @@ const SpeakerEncoderConfig& validated(const SpeakerEncoderConfig& c) {
             bad_config("enc_channels " + list(c.enc_channels) +
                        ": SE-Res2Net blocks need equal input and output channels (residual)");
         if (c.enc_res2net_scale < 2 || c.enc_channels[i] % c.enc_res2net_scale != 0)
-            bad_config("enc_channels[" + std::to_string(i) + "] = " +
-                       std::to_string(c.enc_channels[i]) + " does not split into enc_res2net_scale " +
+            bad_config("enc_channels[" + std::to_string(i) +
+                       "] = " + std::to_string(c.enc_channels[i]) +
+                       " does not split into enc_res2net_scale " +
                        std::to_string(c.enc_res2net_scale) + " chunks");
         cat += c.enc_channels[i];
     }
     if (cat != c.enc_channels.back())
-        bad_config("enc_channels " + list(c.enc_channels) + ": the last entry must equal the sum "
-                   "of the SE-Res2Net block channels (" + std::to_string(cat) + ")");
+        bad_config("enc_channels " + list(c.enc_channels) +
+                   ": the last entry must equal the sum "
+                   "of the SE-Res2Net block channels (" +
+                   std::to_string(cat) + ")");
     if (c.enc_attention_channels <= 0 || c.enc_se_channels <= 0)
         bad_config("enc_attention_channels and enc_se_channels must be positive");
     return c;
@@ -86,8 +89,8 @@ SpeakerEncoder::SpeakerEncoder(const WeightMap& weights, const SpeakerEncoderCon
     blocks_.resize(n - 2);
     for (size_t i = 1; i + 1 < n; ++i) {
         SeRes2NetBlock& b = blocks_[i - 1];
-        b.load(weights, kPrefix + ".blocks." + std::to_string(i), ch[i],
-               config.enc_res2net_scale, config.enc_se_channels, k[i], d[i]);
+        b.load(weights, kPrefix + ".blocks." + std::to_string(i), ch[i], config.enc_res2net_scale,
+               config.enc_se_channels, k[i], d[i]);
         min_frames_ = std::max(min_frames_, b.min_rows());
     }
     mfa_.load(weights, kPrefix + ".mfa.conv", ch.back(), ch.back(), k.back(), d.back(), true);
@@ -114,10 +117,10 @@ std::vector<float> SpeakerEncoder::log_mel(const std::vector<float>& audio_24k) 
         char dur[32];
         std::snprintf(dur, sizeof dur, "%.1f ms", 1e3 * double(audio_24k.size()) / kSampleRate);
         throw Error(ErrorCode::invalid_argument,
-                    "speaker encoder: audio of " + std::to_string(audio_24k.size()) +
-                        " samples (" + dur + " at 24 kHz) is too short: it needs at least " +
-                        std::to_string(min_samples()) + " samples (" +
-                        std::to_string(min_frames_) + " mel frames for the reflect padding)");
+                    "speaker encoder: audio of " + std::to_string(audio_24k.size()) + " samples (" +
+                        dur + " at 24 kHz) is too short: it needs at least " +
+                        std::to_string(min_samples()) + " samples (" + std::to_string(min_frames_) +
+                        " mel frames for the reflect padding)");
     }
     return mel_.compute(audio_24k);  // checks finiteness
 }
@@ -131,9 +134,9 @@ std::vector<float> SpeakerEncoder::embed(const std::vector<float>& audio_24k,
 
 std::vector<float> SpeakerEncoder::embed(const Audio& audio, ThreadPool* pool) const {
     if (audio.sample_rate != kSampleRate)
-        throw Error(ErrorCode::invalid_argument,
-                    "speaker encoder: audio is at " + std::to_string(audio.sample_rate) +
-                        " Hz; it needs 24000 Hz (resample first)");
+        throw Error(ErrorCode::invalid_argument, "speaker encoder: audio is at " +
+                                                     std::to_string(audio.sample_rate) +
+                                                     " Hz; it needs 24000 Hz (resample first)");
     return embed(audio.samples, pool);
 }
 
@@ -142,9 +145,10 @@ std::vector<float> SpeakerEncoder::embed(const Audio& audio, ThreadPool* pool) c
 std::vector<float> SpeakerEncoder::embed_mel(const float* mel, int64_t n_frames,
                                              ThreadPool* pool) const {
     if (n_frames < min_frames_)
-        throw Error(ErrorCode::invalid_argument,
-                    "speaker encoder: " + std::to_string(n_frames) + " mel frames; the reflect "
-                    "padding needs at least " + std::to_string(min_frames_));
+        throw Error(ErrorCode::invalid_argument, "speaker encoder: " + std::to_string(n_frames) +
+                                                     " mel frames; the reflect "
+                                                     "padding needs at least " +
+                                                     std::to_string(min_frames_));
     const size_t T = size_t(n_frames);
     const int c0 = block0_.c_out();
     const int n_mels = mel_.params().n_mels;
@@ -186,8 +190,7 @@ void check_reference_audio(const Audio& audio, double max_seconds, const std::st
     };
     if (audio.samples.empty()) fail("is empty (no samples)");
     if (audio.sample_rate <= 0)
-        fail("has no valid sample rate (" + std::to_string(audio.sample_rate) +
-             ")");
+        fail("has no valid sample rate (" + std::to_string(audio.sample_rate) + ")");
     for (size_t i = 0; i < audio.samples.size(); ++i)
         if (!std::isfinite(audio.samples[i]))
             fail("has a non-finite sample at index " + std::to_string(i));
@@ -202,8 +205,7 @@ void check_reference_audio(const Audio& audio, double max_seconds, const std::st
     if (peak < kSilencePeak) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.3g", double(peak));
-        fail("(" + seconds(dur) + ") is silent: peak " + buf + " < " +
-             "1e-4");
+        fail("(" + seconds(dur) + ") is silent: peak " + buf + " < " + "1e-4");
     }
 }
 

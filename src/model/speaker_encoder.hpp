@@ -35,7 +35,7 @@ class ThreadPool;
 class WeightMap;
 
 class SpeakerEncoder {
-public:
+  public:
     // Loads every `speaker_encoder.*` tensor by its Hugging Face name with shape checks
     // (Error(model) naming the tensor), after checking that `config` describes a network the
     // official code could build (Error(model) naming the field otherwise).
@@ -66,7 +66,7 @@ public:
     // Multiply-adds ×2 of one embed_mel call over n_frames (for benchmarks).
     double flops(int64_t n_frames) const;
 
-private:
+  private:
     MelSpectrogram mel_;
     int enc_dim_ = 0;
     int64_t min_frames_ = 1;
@@ -74,7 +74,7 @@ private:
     std::vector<SeRes2NetBlock> blocks_;  // blocks.1 .. blocks.n-2
     ReflectConv1d mfa_;                   // TDNN(Σ block channels → ch[-1])
     AttentiveStatsPooling asp_;
-    ReflectConv1d fc_;                    // Conv1d(2·ch[-1] → enc_dim, k1), no activation
+    ReflectConv1d fc_;  // Conv1d(2·ch[-1] → enc_dim, k1), no activation
 };
 
 constexpr double kMinReferenceSeconds = 1.0;

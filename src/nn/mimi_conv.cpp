@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/cpu/mimi_elu.hpp"
 #include "core/error.hpp"
 #include "nn/codec_weights.hpp"
 
@@ -52,8 +53,6 @@ void MimiStridedConv1d::forward(float* x, int64_t n_in, float* state, float* y, 
     std::memmove(state, x + (n_in - h) * c_in_, row * size_t(h));
 }
 
-void mimi_elu(const float* x, int64_t n, float* y) {
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : std::expm1(x[i]);
-}
+void mimi_elu(const float* x, int64_t n, float* y) { cpu::elu(x, n, y); }
 
 }  // namespace qwen3tts

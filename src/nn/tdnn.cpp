@@ -8,8 +8,8 @@
 
 namespace qwen3tts {
 
-void ReflectConv1d::load(const WeightMap& weights, const std::string& prefix, int c_in,
-                         int c_out, int kernel, int dilation, bool relu) {
+void ReflectConv1d::load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
+                         int kernel, int dilation, bool relu) {
     const auto w = load_f32(weights, prefix + ".weight", {c_out, c_in, kernel});
     const auto b = load_f32(weights, prefix + ".bias", {c_out});
     w_ = cpu::pack_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());

@@ -26,10 +26,10 @@ class ThreadPool;
 class WeightMap;
 
 class ReflectConv1d {
-public:
+  public:
     // Tensors <prefix>.weight [c_out, c_in, kernel] and <prefix>.bias [c_out] (any float dtype).
-    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
-              int kernel, int dilation, bool relu);
+    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int kernel,
+              int dilation, bool relu);
 
     int c_in() const { return w_.c_in; }
     int c_out() const { return w_.c_out; }
@@ -44,7 +44,7 @@ public:
     void forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
                  ThreadPool* pool) const;
 
-private:
+  private:
     cpu::PackedConv w_;
     bool relu_ = false;
 };

@@ -37,8 +37,8 @@ void weighted_stats(const float* x, int64_t ldx, int64_t n_rows, int n_ch, Weigh
 
 }  // namespace
 
-void AttentiveStatsPooling::load(const WeightMap& weights, const std::string& prefix,
-                                 int channels, int attention_channels) {
+void AttentiveStatsPooling::load(const WeightMap& weights, const std::string& prefix, int channels,
+                                 int attention_channels) {
     channels_ = channels;
     attention_ = attention_channels;
     const int c = channels, a = attention_channels;
@@ -69,8 +69,9 @@ std::vector<float> AttentiveStatsPooling::forward(const float* x, int64_t ldx, i
     // Global context with uniform weights mask/total = 1/T (computed in the activation dtype).
     const float uniform = 1.0f / float(n_rows);
     std::vector<float> context(size_t(2 * c));  // cat(μ, σ)
-    weighted_stats(x, ldx, n_rows, c, [uniform](int64_t, int) { return uniform; },
-                   context.data(), context.data() + c);
+    weighted_stats(
+        x, ldx, n_rows, c, [uniform](int64_t, int) { return uniform; }, context.data(),
+        context.data() + c);
 
     // h = tanh(ReLU(W[:, :C]·x_t + b + W[:, C:]·cat(μ, σ)))   [T, A]
     std::vector<float> bias(static_cast<size_t>(a));
@@ -93,7 +94,8 @@ std::vector<float> AttentiveStatsPooling::forward(const float* x, int64_t ldx, i
     conv_.forward(h.data(), a, n_rows, att.data(), c, pool);
     std::vector<float> peak(static_cast<size_t>(c), -INFINITY);
     for (size_t t = 0; t < T; ++t)
-        for (int j = 0; j < c; ++j) peak[size_t(j)] = std::max(peak[size_t(j)], att[t * size_t(c) + size_t(j)]);
+        for (int j = 0; j < c; ++j)
+            peak[size_t(j)] = std::max(peak[size_t(j)], att[t * size_t(c) + size_t(j)]);
     std::vector<double> denom(static_cast<size_t>(c), 0.0);
     for (size_t t = 0; t < T; ++t)
         for (int j = 0; j < c; ++j) {
@@ -103,7 +105,8 @@ std::vector<float> AttentiveStatsPooling::forward(const float* x, int64_t ldx, i
         }
     for (size_t t = 0; t < T; ++t)
         for (int j = 0; j < c; ++j)
-            att[t * size_t(c) + size_t(j)] = float(att[t * size_t(c) + size_t(j)] / denom[size_t(j)]);
+            att[t * size_t(c) + size_t(j)] =
+                float(att[t * size_t(c) + size_t(j)] / denom[size_t(j)]);
 
     std::vector<float> pooled(size_t(2 * c));
     const float* alpha = att.data();

@@ -19,7 +19,7 @@
 namespace qwen3tts {
 
 class AttentiveStatsPooling {
-public:
+  public:
     // Tensors <prefix>.tdnn.conv.{weight [A, 3C, 1], bias [A]}, <prefix>.conv.{weight [C, A, 1],
     // bias [C]}.
     void load(const WeightMap& weights, const std::string& prefix, int channels,
@@ -29,10 +29,9 @@ public:
     double flops(int64_t n_rows) const;
 
     // x [T, C] (row stride ldx) → [2C] = cat(weighted mean, weighted std).
-    std::vector<float> forward(const float* x, int64_t ldx, int64_t n_rows,
-                               ThreadPool* pool) const;
+    std::vector<float> forward(const float* x, int64_t ldx, int64_t n_rows, ThreadPool* pool) const;
 
-private:
+  private:
     int channels_ = 0, attention_ = 0;
     // The tdnn input is cat(x_t, μ, σ) with μ, σ constant over time, so tdnn splits into a
     // per-frame part W[:, :C]·x_t (packed, no bias) and a per-call constant

@@ -27,7 +27,9 @@ void SeRes2NetBlock::load(const WeightMap& weights, const std::string& prefix, i
     se_conv2_.load(weights, prefix + ".se_block.conv2", se_channels, channels, 1, 1, false);
 }
 
-int64_t SeRes2NetBlock::min_rows() const { return res2net_.front().min_rows(); }
+int64_t SeRes2NetBlock::min_rows() const {
+    return res2net_.front().min_rows();
+}
 
 double SeRes2NetBlock::flops(int64_t n_rows) const {
     double f = tdnn1_.flops(n_rows) + tdnn2_.flops(n_rows);
@@ -53,8 +55,8 @@ void SeRes2NetBlock::forward(const float* x, int64_t ldx, int64_t n_rows, float*
         const size_t col = size_t(i) * size_t(w);
         for (size_t t = 0; t < T; ++t)
             for (int j = 0; j < w; ++j)
-                sum[t * size_t(w) + size_t(j)] =
-                    a[t * size_t(c) + col + size_t(j)] + z[t * size_t(c) + col - size_t(w) + size_t(j)];
+                sum[t * size_t(w) + size_t(j)] = a[t * size_t(c) + col + size_t(j)] +
+                                                 z[t * size_t(c) + col - size_t(w) + size_t(j)];
         res2net_[size_t(i - 1)].forward(sum.data(), w, n_rows, z.data() + col, c, pool);
     }
 

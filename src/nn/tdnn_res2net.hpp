@@ -21,7 +21,7 @@
 namespace qwen3tts {
 
 class SeRes2NetBlock {
-public:
+  public:
     // Tensors under <prefix>: tdnn1.conv, res2net_block.blocks.{0..scale-2}.conv, tdnn2.conv,
     // se_block.conv1, se_block.conv2 (each .weight/.bias). `channels` must divide by `scale`.
     void load(const WeightMap& weights, const std::string& prefix, int channels, int scale,
@@ -35,7 +35,7 @@ public:
     void forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
                  ThreadPool* pool) const;
 
-private:
+  private:
     int channels_ = 0, scale_ = 0, width_ = 0;  // width_ = channels / scale
     ReflectConv1d tdnn1_, tdnn2_;
     std::vector<ReflectConv1d> res2net_;  // [scale - 1]

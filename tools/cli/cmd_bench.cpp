@@ -31,7 +31,9 @@ int cmd_bench(int argc, char** argv) {
     auto options = kSynthesisOptions;
     options.insert("frames");
     options.insert("runs");
-    const Args args(argc, argv, options, kSynthesisFlags);
+    auto flags = kSynthesisFlags;
+    flags.insert("no-codec");
+    const Args args(argc, argv, options, flags);
     const auto t0 = std::chrono::steady_clock::now();
     const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
     const double load_ms =
@@ -50,7 +52,7 @@ int cmd_bench(int argc, char** argv) {
         argv_copy.insert(argv_copy.end(), extra.begin(), extra.end());
         std::vector<char*> ptrs;
         for (auto& s : argv_copy) ptrs.push_back(s.data());
-        const Args full(int(ptrs.size()), ptrs.data(), options, kSynthesisFlags);
+        const Args full(int(ptrs.size()), ptrs.data(), options, flags);
         req = parse_synthesis(full, model);
     }
     const int frames = args.get_int("frames", 32);
@@ -84,6 +86,24 @@ int cmd_bench(int argc, char** argv) {
     const double per_frame = median(talker) + median(predictor);
     std::printf("total            %.2f ms/frame (real-time factor %.3f at 80 ms of audio per frame)\n",
                 per_frame, per_frame / 80.0);
+    if (!args.flag("no-codec")) {
+        // The whole pipeline: frames decoded to audio as they are generated.
+        std::vector<double> codec, first_audio, rtf;
+        for (int r = 0; r < runs; ++r) {
+            SpeechReport rep;
+            synth.speak(req.text, req.options, [](const float*, size_t) { return true; }, &rep);
+            if (rep.generation.frames == 0) continue;
+            codec.push_back(rep.codec_ms / double(rep.generation.frames));
+            first_audio.push_back(rep.first_audio_ms);
+            rtf.push_back(rep.total_ms / (double(rep.samples) / 24.0));
+        }
+        const double codec_ms = median(codec);
+        std::printf("codec decoder    %.2f ms/frame (%.0f ms per second of audio)\n", codec_ms,
+                    codec_ms * 12.5);
+        std::printf("first audio      %.1f ms after the prompt is built\n", median(first_audio));
+        std::printf("pipeline         real-time factor %.3f (talker + predictor + codec)\n",
+                    median(rtf));
+    }
     std::printf("peak RSS         %.0f MB\n", peak_rss_mb());
     return 0;
 }

@@ -6,6 +6,8 @@ namespace qwen3tts::cli {
 int cmd_speak(int argc, char** argv);
 int cmd_decode(int argc, char** argv);
 int cmd_codes(int argc, char** argv);
+int cmd_voice(int argc, char** argv);
+int cmd_encode(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_pull(int argc, char** argv);

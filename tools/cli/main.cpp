@@ -20,6 +20,8 @@ const Command kCommands[] = {
     {"speak", qwen3tts::cli::cmd_speak, "text → speech (wav, flac, ogg/opus, mp3, pcm, npy)"},
     {"decode", qwen3tts::cli::cmd_decode, "codec frames (.npy) → speech"},
     {"codes", qwen3tts::cli::cmd_codes, "text → codec frames (.npy, int64 [frames, 16])"},
+    {"voice", qwen3tts::cli::cmd_voice, "reference audio → a reusable .voice file (Base models)"},
+    {"encode", qwen3tts::cli::cmd_encode, "audio → codec frames (.npy)"},
     {"info", qwen3tts::cli::cmd_info, "show a model's variant, size, speakers and languages"},
     {"bench", qwen3tts::cli::cmd_bench, "measure load, prefill and per-frame time"},
     {"pull", qwen3tts::cli::cmd_pull, "download a model from the Hugging Face hub into the cache"},

@@ -8,8 +8,8 @@ const std::set<std::string> kSynthesisOptions = {
     "model",       "text",  "language", "speaker", "instruct", "text-layout",
     "seed",        "temperature", "top-k", "top-p", "repetition-penalty", "max-frames",
     "subtalker-temperature", "subtalker-top-k", "subtalker-top-p", "threads", "kernels",
-    "pretokenizer"};
-const std::set<std::string> kSynthesisFlags = {"greedy"};
+    "pretokenizer", "voice", "ref-audio", "ref-text"};
+const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only"};
 
 LoadOptions parse_load_options(const Args& args) {
     LoadOptions o;
@@ -42,6 +42,24 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
     o.max_frames = args.get_int("max-frames", o.max_frames);
     if (o.max_frames <= 0)
         throw Error(ErrorCode::invalid_argument, "--max-frames must be at least 1");
+
+    if (args.has("voice") && args.has("ref-audio"))
+        throw Error(ErrorCode::invalid_argument, "give either --voice or --ref-audio, not both");
+    if (args.has("voice")) o.voice = Voice::load(args.get("voice"));
+    if (args.has("ref-audio")) {
+        VoiceCloneOptions vo;
+        vo.ref_text = args.has("ref-text") ? read_text_argument(args.get("ref-text")) : "";
+        vo.x_vector_only = args.flag("x-vector-only");
+        o.voice = model.clone_voice(args.get("ref-audio"), vo);
+    } else if (args.has("ref-text") || args.flag("x-vector-only")) {
+        throw Error(ErrorCode::invalid_argument, "--ref-text and --x-vector-only need --ref-audio");
+    }
+    if (args.flag("greedy") &&
+        (args.has("temperature") || args.has("top-k") || args.has("top-p") ||
+         args.has("subtalker-temperature") || args.has("subtalker-top-k") ||
+         args.has("subtalker-top-p")))
+        std::fprintf(stderr, "qwen3tts: warning: --greedy ignores temperature, top-k and top-p "
+                             "(as the official do_sample=False does)\n");
 
     const ModelInfo info = model.info();
     if (info.type == "custom_voice" && o.speaker.empty()) {
