@@ -89,6 +89,11 @@ int main(int argc, char** argv) {
                     dir.c_str(), t_load, cpu::conv_gemm_isa(), threads, frames, audio_s, gflop,
                     gflop / audio_s);
 
+        {
+            auto s = dec->new_stream(&pool, chunk, conv_chunk);
+            std::printf("  stream memory (chunk %d/%d): state %.2f MB, scratch %.1f MB\n", chunk,
+                        conv_chunk, s->state_bytes() / 1e6, s->scratch_bytes() / 1e6);
+        }
         std::vector<float> wav(size_t(frames) * dec->samples_per_frame());
         auto bench = [&](const char* label, int chunk_frames, int packet_frames) {
             auto stream = dec->new_stream(&pool, chunk_frames, conv_chunk);

@@ -46,6 +46,10 @@ void qwen3tts_synthesizer_free(qwen3tts_synthesizer* synth);
  * qwen3tts_free) holds the frames. */
 int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
                             const qwen3tts_options* options, int32_t** codes, size_t* n_frames);
+/* Text → 24 kHz mono float audio in [-1, 1]. On success *samples (malloc'ed, free with
+ * qwen3tts_free) holds *n_samples samples. */
+int qwen3tts_speak(qwen3tts_synthesizer* synth, const char* text, const qwen3tts_options* options,
+                   float** samples, size_t* n_samples);
 void qwen3tts_free(void* p);
 
 #ifdef __cplusplus

@@ -36,6 +36,20 @@ int guarded(F&& f) {
     }
 }
 
+qwen3tts::SynthesisOptions to_options(const qwen3tts::Model& model, const qwen3tts_options* c) {
+    qwen3tts::SynthesisOptions o = model.default_options();
+    o.max_frames = 0;
+    if (c) {
+        if (c->language) o.language = c->language;
+        if (c->speaker) o.speaker = c->speaker;
+        if (c->instruct) o.instruct = c->instruct;
+        if (c->greedy) o.talker.do_sample = o.predictor.do_sample = false;
+        o.max_frames = c->max_frames;
+        o.seed = c->seed;
+    }
+    return o;
+}
+
 int null_argument(const char* what) {
     g_last_error = std::string(what) + " is NULL";
     return QWEN3TTS_ERR_INVALID_ARGUMENT;
@@ -77,22 +91,30 @@ int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
     *codes = nullptr;
     *n_frames = 0;
     return guarded([&] {
-        qwen3tts::SynthesisOptions o = synth->model.default_options();
-        o.max_frames = 0;
-        if (options) {
-            if (options->language) o.language = options->language;
-            if (options->speaker) o.speaker = options->speaker;
-            if (options->instruct) o.instruct = options->instruct;
-            if (options->greedy) o.talker.do_sample = o.predictor.do_sample = false;
-            o.max_frames = options->max_frames;
-            o.seed = options->seed;
-        }
+        const qwen3tts::SynthesisOptions o = to_options(synth->model, options);
         const auto frames = synth->synth.generate_codes(text, o);
         auto* buf = static_cast<int32_t*>(std::malloc(frames.size() * sizeof(int32_t) + 1));
         if (!buf) throw std::bad_alloc();
         std::memcpy(buf, frames.data(), frames.size() * sizeof(int32_t));
         *codes = buf;
         *n_frames = frames.size() / 16;
+    });
+}
+
+int qwen3tts_speak(qwen3tts_synthesizer* synth, const char* text, const qwen3tts_options* options,
+                   float** samples, size_t* n_samples) {
+    if (!synth) return null_argument("synthesizer");
+    if (!text) return null_argument("text");
+    if (!samples || !n_samples) return null_argument("output pointer");
+    *samples = nullptr;
+    *n_samples = 0;
+    return guarded([&] {
+        const auto wav = synth->synth.speak(text, to_options(synth->model, options));
+        auto* buf = static_cast<float*>(std::malloc(wav.size() * sizeof(float) + 1));
+        if (!buf) throw std::bad_alloc();
+        std::memcpy(buf, wav.data(), wav.size() * sizeof(float));
+        *samples = buf;
+        *n_samples = wav.size();
     });
 }
 

@@ -20,8 +20,9 @@ std::string resolve_codec_dir(const std::string& dir) {
     if (fs::exists(fs::path(dir) / "speech_tokenizer" / "config.json"))
         return (fs::path(dir) / "speech_tokenizer").string();
     if (fs::exists(fs::path(dir) / "config.json")) return dir;
-    throw Error(ErrorCode::io, "no codec found in " + dir +
-                                   " (expected config.json + model.safetensors, or speech_tokenizer/)");
+    throw Error(ErrorCode::io,
+                "no codec found in " + dir +
+                    " (expected config.json + model.safetensors, or speech_tokenizer/)");
 }
 
 }  // namespace
@@ -63,7 +64,8 @@ std::unique_ptr<CodecEncoder> CodecEncoder::load(const std::string& dir_in,
     ts.window = options.attention_window;
     e->layers_.resize(size_t(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l)
-        e->layers_[size_t(l)].load(wm, "encoder.encoder_transformer.layers." + std::to_string(l), ts);
+        e->layers_[size_t(l)].load(wm, "encoder.encoder_transformer.layers." + std::to_string(l),
+                                   ts);
 
     if (c.downsample_kernel() > 0) {
         e->has_downsample_ = true;
@@ -95,8 +97,7 @@ double CodecEncoder::flops(int64_t n_samples) const {
     return f + rvq_.flops(t12);
 }
 
-std::vector<int64_t> CodecEncoder::encode(const std::vector<float>& audio,
-                                          ThreadPool* pool) const {
+std::vector<int64_t> CodecEncoder::encode(const std::vector<float>& audio, ThreadPool* pool) const {
     return encode(audio.data(), int64_t(audio.size()), pool);
 }
 
@@ -106,10 +107,10 @@ std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, ThreadP
         throw Error(ErrorCode::invalid_argument, "codec encoder: the audio is empty (0 samples)");
     for (int64_t i = 0; i < n; ++i)
         if (!std::isfinite(audio[i]))
-            throw Error(ErrorCode::invalid_argument,
-                        "codec encoder: audio sample " + std::to_string(i) + " of " +
-                            std::to_string(n) + " is not finite (" + std::to_string(audio[i]) +
-                            ")");
+            throw Error(ErrorCode::invalid_argument, "codec encoder: audio sample " +
+                                                         std::to_string(i) + " of " +
+                                                         std::to_string(n) + " is not finite (" +
+                                                         std::to_string(audio[i]) + ")");
     const int h = cfg_.hidden_size;
 
     // SEANet: [T25, hidden]

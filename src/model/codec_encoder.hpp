@@ -47,7 +47,7 @@ struct CodecEncoderOptions {
 };
 
 class CodecEncoder {
-public:
+  public:
     // `dir` is a speech_tokenizer directory (config.json + model.safetensors) or a Qwen3-TTS
     // model directory containing speech_tokenizer/. Reads encoder_config and the `encoder.*`
     // tensors, shape-checked; throws Error naming the missing file, field or tensor.
@@ -55,10 +55,10 @@ public:
                                               const CodecEncoderOptions& options = {});
 
     const CodecEncoderConfig& config() const { return cfg_; }
-    int n_codebook() const { return cfg_.n_valid_quantizers; }          // 16
-    int sample_rate() const { return cfg_.sample_rate; }                // 24000
+    int n_codebook() const { return cfg_.n_valid_quantizers; }              // 16
+    int sample_rate() const { return cfg_.sample_rate; }                    // 24000
     int64_t samples_per_frame() const { return cfg_.samples_per_frame(); }  // 1920
-    int64_t n_frames(int64_t n_samples) const;                          // ceil(n / 1920)
+    int64_t n_frames(int64_t n_samples) const;                              // ceil(n / 1920)
     double flops(int64_t n_samples) const;  // multiply-adds ×2 of one encode
 
     // audio: mono samples at sample_rate() (resample first). Returns codes [n_frames, 16]
@@ -68,7 +68,7 @@ public:
     std::vector<int64_t> encode(const float* audio, int64_t n, ThreadPool* pool = nullptr,
                                 const CodecEncoderTapFn& tap = {}) const;
 
-private:
+  private:
     CodecEncoder() = default;
 
     CodecEncoderConfig cfg_;

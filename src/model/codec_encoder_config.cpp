@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/error.hpp"
 
@@ -123,8 +122,7 @@ void CodecEncoderConfig::validate(const std::string& source) const {
     positive(codebook_dim, "codebook_dim");
     positive(vq_hidden_dim, "vector_quantization_hidden_dimension");
     positive(n_quantizers, "num_quantizers");
-    if (n_residual_layers < 0)
-        bad_field(source, kPrefix + "num_residual_layers", "must be >= 0");
+    if (n_residual_layers < 0) bad_field(source, kPrefix + "num_residual_layers", "must be >= 0");
     if (!(frame_rate > 0)) bad_field(source, kPrefix + "_frame_rate", "must be > 0");
     if (audio_channels != 1)
         bad_field(source, kPrefix + "audio_channels",
@@ -146,8 +144,8 @@ void CodecEncoderConfig::validate(const std::string& source) const {
                   "must be in [0, num_quantizers], got " + std::to_string(n_semantic));
     if (n_valid_quantizers <= 0 || n_valid_quantizers > n_quantizers)
         bad_field(source, "encoder_valid_num_quantizers",
-                  "must be in [1, encoder_config.num_quantizers = " +
-                      std::to_string(n_quantizers) + "], got " + std::to_string(n_valid_quantizers));
+                  "must be in [1, encoder_config.num_quantizers = " + std::to_string(n_quantizers) +
+                      "], got " + std::to_string(n_valid_quantizers));
     if (n_valid_quantizers < n_semantic)
         bad_field(source, "encoder_valid_num_quantizers",
                   "must be >= num_semantic_quantizers (" + std::to_string(n_semantic) + ")");
@@ -220,8 +218,8 @@ CodecEncoderConfig parse_codec_encoder_config(const std::string& json_text,
         bad_field(source, kPrefix + "use_conv_shortcut", "only the identity shortcut is supported",
                   ErrorCode::unsupported);
     if (const std::string pad = get_string(ec, "pad_mode", source); pad != "constant")
-        bad_field(source, kPrefix + "pad_mode", "only \"constant\" is supported, got \"" + pad + "\"",
-                  ErrorCode::unsupported);
+        bad_field(source, kPrefix + "pad_mode",
+                  "only \"constant\" is supported, got \"" + pad + "\"", ErrorCode::unsupported);
     if (const std::string act = get_string(ec, "hidden_act", source); act != "gelu")
         bad_field(source, kPrefix + "hidden_act", "only \"gelu\" is supported, got \"" + act + "\"",
                   ErrorCode::unsupported);
@@ -235,8 +233,8 @@ CodecEncoderConfig parse_codec_encoder_config(const std::string& json_text,
     // Top-level fields; defaults are those of Qwen3TTSTokenizerV2Config.__init__.
     c.n_valid_quantizers = optional_top_int(root, "encoder_valid_num_quantizers", 16, source);
     c.input_sample_rate = optional_top_int(root, "input_sample_rate", c.sample_rate, source);
-    c.encode_downsample_rate = optional_top_int(root, "encode_downsample_rate",
-                                                int(c.samples_per_frame()), source);
+    c.encode_downsample_rate =
+        optional_top_int(root, "encode_downsample_rate", int(c.samples_per_frame()), source);
     c.validate(source);
     return c;
 }

@@ -14,39 +14,39 @@
 namespace qwen3tts {
 
 struct CodecEncoderConfig {
-    int sample_rate = 24000;          // sampling_rate
-    double frame_rate = 12.5;         // _frame_rate (codes per second)
+    int sample_rate = 24000;   // sampling_rate
+    double frame_rate = 12.5;  // _frame_rate (codes per second)
     int audio_channels = 1;
-    int n_filters = 64;               // num_filters: first conv width
+    int n_filters = 64;                              // num_filters: first conv width
     std::vector<int> upsampling_ratios{8, 6, 5, 4};  // the encoder runs them reversed
-    int kernel_size = 7;              // first conv
-    int last_kernel_size = 3;         // last SEANet conv
+    int kernel_size = 7;                             // first conv
+    int last_kernel_size = 3;                        // last SEANet conv
     int residual_kernel_size = 3;
-    int n_residual_layers = 1;        // num_residual_layers per stage
+    int n_residual_layers = 1;  // num_residual_layers per stage
     int dilation_growth_rate = 2;
-    int compress = 2;                 // residual hidden = dim / compress
-    int hidden_size = 512;            // SEANet output, transformer width
-    int n_layer = 8;                  // num_hidden_layers
-    int n_head = 8;                   // num_attention_heads
-    int n_head_kv = 8;                // num_key_value_heads
+    int compress = 2;       // residual hidden = dim / compress
+    int hidden_size = 512;  // SEANet output, transformer width
+    int n_layer = 8;        // num_hidden_layers
+    int n_head = 8;         // num_attention_heads
+    int n_head_kv = 8;      // num_key_value_heads
     int head_dim = 64;
     int intermediate_size = 2048;
-    float norm_eps = 1e-5f;           // LayerNorm eps
+    float norm_eps = 1e-5f;  // LayerNorm eps
     float rope_theta = 10000.0f;
-    int sliding_window = 250;         // configured; not applied by the official sdpa path
+    int sliding_window = 250;  // configured; not applied by the official sdpa path
     int codebook_size = 2048;
-    int codebook_dim = 256;           // codebook vector width
-    int vq_hidden_dim = 256;          // vector_quantization_hidden_dimension (RVQ input width)
-    int n_quantizers = 32;            // num_quantizers stored (semantic + acoustic)
-    int n_semantic = 1;               // num_semantic_quantizers
+    int codebook_dim = 256;   // codebook vector width
+    int vq_hidden_dim = 256;  // vector_quantization_hidden_dimension (RVQ input width)
+    int n_quantizers = 32;    // num_quantizers stored (semantic + acoustic)
+    int n_semantic = 1;       // num_semantic_quantizers
 
-    int n_valid_quantizers = 16;      // top-level encoder_valid_num_quantizers: codes kept
-    int input_sample_rate = 24000;    // top-level input_sample_rate
+    int n_valid_quantizers = 16;        // top-level encoder_valid_num_quantizers: codes kept
+    int input_sample_rate = 24000;      // top-level input_sample_rate
     int encode_downsample_rate = 1920;  // top-level: samples per code frame
 
     // Strides of the SEANet encoder in execution order (upsampling_ratios reversed).
     std::vector<int> encoder_strides() const;
-    int64_t seanet_hop() const;       // prod(upsampling_ratios): samples per SEANet frame
+    int64_t seanet_hop() const;  // prod(upsampling_ratios): samples per SEANet frame
     // ceil(sample_rate / seanet_hop): MimiConfig.encodec_frame_rate.
     int encodec_frame_rate() const;
     // Downsample conv kernel 2·int(encodec_frame_rate / frame_rate) (stride 2), or 0 when the

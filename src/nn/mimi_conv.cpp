@@ -53,6 +53,8 @@ void MimiStridedConv1d::forward(float* x, int64_t n_in, float* state, float* y, 
     std::memmove(state, x + (n_in - h) * c_in_, row * size_t(h));
 }
 
-void mimi_elu(const float* x, int64_t n, float* y) { cpu::elu(x, n, y); }
+void mimi_elu(const float* x, int64_t n, float* y) {
+    cpu::elu(x, n, y);
+}
 
 }  // namespace qwen3tts

@@ -27,11 +27,11 @@ class ThreadPool;
 class WeightMap;
 
 class MimiStridedConv1d {
-public:
+  public:
     // Tensors: <prefix>.weight [c_out, c_in, kernel], <prefix>.bias [c_out] when `bias`.
     // kernel must be a multiple of stride (Error(model) otherwise).
-    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
-              int kernel, int stride, bool bias);
+    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int kernel,
+              int stride, bool bias);
     int c_in() const { return c_in_; }
     int c_out() const { return c_out_; }
     int stride() const { return stride_; }
@@ -49,7 +49,7 @@ public:
     void forward(float* x, int64_t n_in, float* state, float* y, int64_t ldy,
                  ThreadPool* pool) const;
 
-private:
+  private:
     int c_in_ = 0, c_out_ = 0, kernel_ = 0, stride_ = 1;
     cpu::PackedConv w_;  // m taps over blocks of stride·c_in values
 };

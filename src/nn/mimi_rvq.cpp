@@ -66,8 +66,10 @@ void MimiSplitRvqEncoder::encode_rvq(const Rvq& rvq, const float* z, int64_t n, 
     if (rvq.levels.empty()) return;
     const int d = s_.dim, size = s_.codebook_size, n_code = n_codebook();
     std::vector<float> r(size_t(n) * d);  // residual [n, dim]
-    if (rvq.has_proj) cpu::conv1d_gemm(rvq.in_proj, z, s_.hidden, n, r.data(), d, false, pool);
-    else std::memcpy(r.data(), z, sizeof(float) * r.size());
+    if (rvq.has_proj)
+        cpu::conv1d_gemm(rvq.in_proj, z, s_.hidden, n, r.data(), d, false, pool);
+    else
+        std::memcpy(r.data(), z, sizeof(float) * r.size());
     std::vector<float> aug(size_t(n) * (d + 2));  // [-2r, ‖r‖², 1]
     std::vector<float> dist(size_t(n) * size);
     for (size_t l = 0; l < rvq.levels.size(); ++l) {

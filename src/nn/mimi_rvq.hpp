@@ -25,18 +25,18 @@ class ThreadPool;
 class WeightMap;
 
 struct MimiRvqShape {
-    int hidden = 512;          // latent width
-    int dim = 256;             // vector_quantization_hidden_dimension = codebook_dim
+    int hidden = 512;  // latent width
+    int dim = 256;     // vector_quantization_hidden_dimension = codebook_dim
     int codebook_size = 2048;
-    int n_semantic = 1;        // semantic levels used (codes 0 .. n_semantic-1)
-    int n_acoustic = 15;       // acoustic levels used (the next codes)
+    int n_semantic = 1;   // semantic levels used (codes 0 .. n_semantic-1)
+    int n_acoustic = 15;  // acoustic levels used (the next codes)
 };
 
 // Codebook entry k as the reference computes it: embed_sum[k] / max(cluster_usage[k], eps).
 constexpr float kMimiCodebookEps = 1e-5f;
 
 class MimiSplitRvqEncoder {
-public:
+  public:
     // Tensors under <prefix> (e.g. "encoder.quantizer"):
     // {semantic,acoustic}_residual_vector_quantizer.input_proj.weight [dim, hidden, 1]
     // (absent when dim == hidden) and ….layers.{k}.codebook.{embed_sum [size, dim],
@@ -48,14 +48,14 @@ public:
     // z [n, hidden] → codes [n, n_codebook()] row-major.
     void encode(const float* z, int64_t n, int64_t* codes, ThreadPool* pool) const;
 
-private:
+  private:
     struct Codebook {
         std::vector<float> embed;  // [size, dim]
         cpu::PackedConv dist;      // rows [E_k, 1, ‖E_k‖²]: squared distances as one GEMM
     };
     struct Rvq {
         bool has_proj = false;
-        cpu::PackedConv in_proj;   // hidden → dim
+        cpu::PackedConv in_proj;  // hidden → dim
         std::vector<Codebook> levels;
     };
     void load_rvq(const WeightMap& weights, const std::string& prefix, int n_levels, Rvq& rvq);

@@ -126,8 +126,8 @@ std::vector<float> MimiSeanetEncoder::forward(const float* audio, int64_t n, Thr
             float* act = b.act.data() + b.act_hist * d;
             for (size_t j = 0; j < st.res.size(); ++j) {
                 elu_rows(h, rows * d, act, pool);
-                st.res[j].conv_a.forward(act, d, rows, b.state_a[j].data(), b.b.data(), hid,
-                                         false, pool);
+                st.res[j].conv_a.forward(act, d, rows, b.state_a[j].data(), b.b.data(), hid, false,
+                                         pool);
                 elu_rows(b.b.data(), rows * hid, b.b.data(), pool);
                 // y = h + conv_b(...): the identity skip, accumulated in place.
                 st.res[j].conv_b.forward(b.b.data(), hid, rows, &no_state, h, d, true, pool);

@@ -27,21 +27,21 @@ class ThreadPool;
 class WeightMap;
 
 struct MimiSeanetShape {
-    int n_filters = 64;                 // F: width of the first conv
+    int n_filters = 64;                    // F: width of the first conv
     std::vector<int> strides{4, 5, 6, 8};  // execution order (upsampling_ratios reversed)
-    int kernel = 7;                     // first conv
+    int kernel = 7;                        // first conv
     int last_kernel = 3;
     int residual_kernel = 3;
-    int n_residual_layers = 1;          // residual blocks per stage
-    int dilation_growth = 2;            // block j dilates its first conv by growth^j
-    int compress = 2;                   // residual hidden = C / compress
-    int hidden = 512;                   // output channels
+    int n_residual_layers = 1;  // residual blocks per stage
+    int dilation_growth = 2;    // block j dilates its first conv by growth^j
+    int compress = 2;           // residual hidden = C / compress
+    int hidden = 512;           // output channels
 
-    int64_t hop() const;                // prod(strides)
+    int64_t hop() const;  // prod(strides)
 };
 
 class MimiSeanetEncoder {
-public:
+  public:
     // Tensors under <prefix> (e.g. "encoder.encoder"): layers.{i}.conv.* and
     // layers.{i}.block.{1,3}.conv.*, numbered as the reference's module list.
     void load(const WeightMap& weights, const std::string& prefix, const MimiSeanetShape& shape);
@@ -54,7 +54,7 @@ public:
     std::vector<float> forward(const float* audio, int64_t n, ThreadPool* pool,
                                int64_t chunk_samples = 24000) const;
 
-private:
+  private:
     struct ResUnit {
         CausalConv1d conv_a;  // C → C/compress, residual_kernel, dilated
         CausalConv1d conv_b;  // C/compress → C, k = 1

@@ -74,8 +74,8 @@ size_t MimiTransformerLayer::scratch_floats(const MimiTransformerShape& s, int64
 }
 
 double MimiTransformerLayer::flops(int64_t n_rows) const {
-    const double span = s_.window > 0 ? std::min<double>(double(n_rows), s_.window)
-                                      : double(n_rows) / 2;
+    const double span =
+        s_.window > 0 ? std::min<double>(double(n_rows), s_.window) : double(n_rows) / 2;
     return qkv_.flops(n_rows) + o_.flops(n_rows) + fc1_.flops(n_rows) + fc2_.flops(n_rows) +
            4.0 * double(n_rows) * span * s_.q_dim();
 }
@@ -111,7 +111,8 @@ void MimiTransformerLayer::attention(const float* qkv, int64_t n, float* att,
                                  nullptr);
                 for (int64_t i = 0; i < nq; ++i) {
                     const int64_t qpos = q0 + i;
-                    const int64_t lo = (window > 0 ? std::max<int64_t>(0, qpos - window + 1) : 0) - k_lo;
+                    const int64_t lo =
+                        (window > 0 ? std::max<int64_t>(0, qpos - window + 1) : 0) - k_lo;
                     const int64_t hi = qpos - k_lo;  // inclusive
                     float* s = scores.data() + i * nk;
                     float mx = -INFINITY;
@@ -139,8 +140,10 @@ void MimiTransformerLayer::attention(const float* qkv, int64_t n, float* att,
             }
         }
     };
-    if (pool && pool->size() > 1) pool->parallel_for(s_.n_head, 1, run);
-    else run(0, s_.n_head);
+    if (pool && pool->size() > 1)
+        pool->parallel_for(s_.n_head, 1, run);
+    else
+        run(0, s_.n_head);
 }
 
 void MimiTransformerLayer::forward(float* x, int64_t n, const float* cos, const float* sin,
@@ -148,9 +151,9 @@ void MimiTransformerLayer::forward(float* x, int64_t n, const float* cos, const 
     const int h = s_.hidden, qd = s_.q_dim(), kvd = s_.kv_dim(), hd = s_.head_dim;
     const int qkv_w = qd + 2 * kvd;
     const int inter = s_.intermediate;
-    float* a = scratch;                     // [n, hidden]
-    float* out = a + size_t(n) * h;         // [n, hidden]
-    float* big = out + size_t(n) * h;       // qkv [n, qkv_w] + att [n, qd] | mlp [n, inter]
+    float* a = scratch;                // [n, hidden]
+    float* out = a + size_t(n) * h;    // [n, hidden]
+    float* big = out + size_t(n) * h;  // qkv [n, qkv_w] + att [n, qd] | mlp [n, inter]
     float* qkv = big;
     float* att = big + size_t(n) * qkv_w;
 
@@ -160,8 +163,10 @@ void MimiTransformerLayer::forward(float* x, int64_t n, const float* cos, const 
     for (int64_t t = 0; t < n; ++t) {
         float* q = qkv + t * qkv_w;
         float* k = q + qd;
-        for (int hh = 0; hh < s_.n_head; ++hh) apply_rope(q + hh * hd, cos + t * hd, sin + t * hd, hd);
-        for (int hh = 0; hh < s_.n_head_kv; ++hh) apply_rope(k + hh * hd, cos + t * hd, sin + t * hd, hd);
+        for (int hh = 0; hh < s_.n_head; ++hh)
+            apply_rope(q + hh * hd, cos + t * hd, sin + t * hd, hd);
+        for (int hh = 0; hh < s_.n_head_kv; ++hh)
+            apply_rope(k + hh * hd, cos + t * hd, sin + t * hd, hd);
     }
     attention(qkv, n, att, pool);
     cpu::conv1d_gemm(o_, att, qd, n, out, h, false, pool);

@@ -42,7 +42,7 @@ void mimi_layer_norm(const float* x, int64_t n_rows, int dim, const float* w, co
                      float eps, float* y);
 
 class MimiTransformerLayer {
-public:
+  public:
     // Tensors under <prefix>: input_layernorm.{weight,bias}, self_attn.{q,k,v,o}_proj.weight,
     // self_attn_layer_scale.scale, post_attention_layernorm.{weight,bias}, mlp.fc1.weight,
     // mlp.fc2.weight, mlp_layer_scale.scale.
@@ -54,7 +54,7 @@ public:
     void forward(float* x, int64_t n_rows, const float* cos, const float* sin, float* scratch,
                  ThreadPool* pool) const;
 
-private:
+  private:
     void attention(const float* qkv, int64_t n_rows, float* att, ThreadPool* pool) const;
 
     MimiTransformerShape s_;

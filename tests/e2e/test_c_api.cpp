@@ -2,6 +2,8 @@
 // codes plus a message, never as exceptions or crashes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "qwen3tts/qwen3tts.h"
@@ -30,6 +32,17 @@ TEST(CApi, GreedyCodesMatchTheReference) {
     ASSERT_EQ(frames * 16, ref.size());
     for (size_t i = 0; i < ref.size(); ++i) EXPECT_EQ(codes[i], ref[i]) << i;
     qwen3tts_free(codes);
+
+    float* wav = nullptr;
+    size_t n = 0;
+    ASSERT_EQ(qwen3tts_speak(synth, "Hello world, this is a test.", &opts, &wav, &n), QWEN3TTS_OK)
+        << qwen3tts_last_error();
+    const auto ref_wav = qwen3tts::testing::golden("tiny-custom_voice", "cv_en_ryan__wav").to_f32();
+    ASSERT_EQ(n, ref_wav.size());
+    float max_diff = 0;
+    for (size_t i = 0; i < n; ++i) max_diff = std::max(max_diff, std::fabs(wav[i] - ref_wav[i]));
+    EXPECT_LE(max_diff, 1e-3f);
+    qwen3tts_free(wav);
     qwen3tts_synthesizer_free(synth);
     qwen3tts_model_free(model);
 }

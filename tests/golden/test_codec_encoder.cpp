@@ -44,7 +44,7 @@ std::string code_diff(const std::vector<int64_t>& got, const std::vector<int64_t
 }
 
 class CodecEncoderGolden : public ::testing::TestWithParam<std::string> {
-protected:
+  protected:
     void SetUp() override {
         const std::string dir = codec_dir(GetParam());
         namespace fs = std::filesystem;
@@ -104,8 +104,8 @@ TEST_P(CodecEncoderGolden, StageTapsMatchReference) {
     // [1, T, C].
     for (const char* name : {"seanet", "transformer", "downsample"}) {
         SCOPED_TRACE(name);
-        const NpyArray ref =
-            testing::golden(GetParam(), std::string("codec_encode_sweep_tap__enc_") + name + "_out");
+        const NpyArray ref = testing::golden(
+            GetParam(), std::string("codec_encode_sweep_tap__enc_") + name + "_out");
         ASSERT_EQ(ref.shape.size(), 3u);
         const bool channels_first = std::string(name) != "transformer";
         const int64_t n_ch = channels_first ? ref.shape[1] : ref.shape[2];
@@ -115,7 +115,8 @@ TEST_P(CodecEncoderGolden, StageTapsMatchReference) {
         std::vector<float> got = rows[name];
         if (channels_first) {
             for (int64_t t = 0; t < n_t; ++t)
-                for (int64_t c = 0; c < n_ch; ++c) got[size_t(c * n_t + t)] = rows[name][size_t(t * n_ch + c)];
+                for (int64_t c = 0; c < n_ch; ++c)
+                    got[size_t(c * n_t + t)] = rows[name][size_t(t * n_ch + c)];
         }
         const auto d = testing::compare(got, ref.to_f32());
         EXPECT_LE(d.max_abs, 1e-4 * d.max_ref)
@@ -179,7 +180,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, CodecEncoderGolden,
 TEST(CodecEncoderElu, MatchesExpm1) {
     std::vector<float> x;
     for (float v = -100.0f; v < 3.0f; v += 0.00037f) x.push_back(v);
-    for (float v : {0.0f, -0.0f, -1e-30f, 1e-30f, -0.5f, 0.5f, -87.0f, -88.0f, -1e4f}) x.push_back(v);
+    for (float v : {0.0f, -0.0f, -1e-30f, 1e-30f, -0.5f, 0.5f, -87.0f, -88.0f, -1e4f})
+        x.push_back(v);
     for (const char* isa : {"avx512", "avx2", "libm"}) {
         if (!cpu::set_elu_isa(isa)) continue;  // the CPU lacks it
         std::vector<float> y(x.size());
@@ -251,10 +253,9 @@ TEST(CodecEncoderCli, EncodeWritesReferenceCodes) {
         std::fclose(f);
     }
     std::filesystem::remove(out);
-    const auto r = testing::run_cli("encode --model " +
-                                    testing::shell_quote(testing::model_dir("tiny-base")) +
-                                    " --audio " + testing::shell_quote(wav_path) + " --out " +
-                                    testing::shell_quote(out));
+    const auto r = testing::run_cli(
+        "encode --model " + testing::shell_quote(testing::model_dir("tiny-base")) + " --audio " +
+        testing::shell_quote(wav_path) + " --out " + testing::shell_quote(out));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const NpyArray got = read_npy(out);
     const NpyArray ref = testing::golden("tiny-base", "codec_encode_ref_codes");
@@ -262,9 +263,9 @@ TEST(CodecEncoderCli, EncodeWritesReferenceCodes) {
     EXPECT_EQ(got.descr, "<i8");
     EXPECT_EQ(got.to_i64(), ref.to_i64());
 
-    const auto bad = testing::run_cli("encode --model " +
-                                      testing::shell_quote(testing::model_dir("tiny-base")) +
-                                      " --audio /nonexistent.wav --out " + testing::shell_quote(out));
+    const auto bad =
+        testing::run_cli("encode --model " + testing::shell_quote(testing::model_dir("tiny-base")) +
+                         " --audio /nonexistent.wav --out " + testing::shell_quote(out));
     EXPECT_NE(bad.exit_code, 0);
     EXPECT_NE(bad.output.find("/nonexistent.wav"), std::string::npos) << bad.output;
 }

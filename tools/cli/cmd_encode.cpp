@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "args.hpp"
 #include "audio/audio.hpp"
 #include "commands.hpp"
-#include "args.hpp"
 #include "core/npy.hpp"
 #include "core/thread_pool.hpp"
 #include "model/codec_encoder.hpp"
@@ -25,8 +25,9 @@ int cmd_encode(int argc, char** argv) {
         throw Error(ErrorCode::invalid_argument, "encode: --out FILE.npy is required");
     const int threads = args.get_int("threads", 0);
     if (threads < 0)
-        throw Error(ErrorCode::invalid_argument,
-                    "encode: --threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
+        throw Error(
+            ErrorCode::invalid_argument,
+            "encode: --threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
 
     // Read the audio first: a bad path fails before the model loads.
     const Audio audio = read_audio_file(args.get("audio"));
@@ -45,7 +46,8 @@ int cmd_encode(int argc, char** argv) {
     const int64_t n_q = encoder->n_codebook();
     const int64_t frames = int64_t(codes.size()) / n_q;
     write_npy_i64(args.get("out"), codes.data(), {frames, n_q});
-    std::fprintf(stderr, "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %lld codes → %s (%.0f ms)\n",
+    std::fprintf(stderr,
+                 "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %lld codes → %s (%.0f ms)\n",
                  audio.duration_s(), audio.sample_rate, static_cast<long long>(frames),
                  static_cast<long long>(n_q), args.get("out").c_str(), ms);
     return 0;

@@ -12,12 +12,12 @@ namespace qwen3tts::cpu {
 namespace {
 
 constexpr float kLog2e = 1.44269504088896341f;
-constexpr float kLn2Hi = 0.693359375f;       // short mantissa: k·kLn2Hi exact for |k| < 2^9
+constexpr float kLn2Hi = 0.693359375f;  // short mantissa: k·kLn2Hi exact for |k| < 2^9
 constexpr float kLn2Lo = -2.12194440e-4f;
-constexpr float kMinX = -87.0f;              // exp(-87) − 1 == −1 in f32; keeps 2^k normal
+constexpr float kMinX = -87.0f;  // exp(-87) − 1 == −1 in f32; keeps 2^k normal
 // 1/n! for the polynomials.
-constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120,
-                kC6 = 1.0f / 720, kC7 = 1.0f / 5040, kC8 = 1.0f / 40320, kC9 = 1.0f / 362880;
+constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120, kC6 = 1.0f / 720,
+                kC7 = 1.0f / 5040, kC8 = 1.0f / 40320, kC9 = 1.0f / 362880;
 
 using EluFn = void (*)(const float*, int64_t, float*);
 
@@ -37,9 +37,9 @@ __attribute__((target("avx512f,avx512dq"))) inline __m512 elu16(__m512 x) {
     const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, x), x, x);
     // Larger |x|: 2^k·exp(r) − 1, r = x − k·ln2.
     const __m512 xc = _mm512_max_ps(x, _mm512_set1_ps(kMinX));
-    const __m512 k = _mm512_maskz_roundscale_ps(__mmask16(0xffff),
-                                                _mm512_mul_ps(xc, _mm512_set1_ps(kLog2e)),
-                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 k =
+        _mm512_maskz_roundscale_ps(__mmask16(0xffff), _mm512_mul_ps(xc, _mm512_set1_ps(kLog2e)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(kLn2Hi), xc);
     r = _mm512_fnmadd_ps(k, _mm512_set1_ps(kLn2Lo), r);
     __m512 e = _mm512_fmadd_ps(_mm512_set1_ps(kC7), r, _mm512_set1_ps(kC6));
@@ -57,8 +57,7 @@ __attribute__((target("avx512f,avx512dq"))) inline __m512 elu16(__m512 x) {
     return _mm512_mask_blend_ps(pos, neg, x);
 }
 
-__attribute__((target("avx512f,avx512dq"))) void elu_avx512(const float* x, int64_t n,
-                                                             float* y) {
+__attribute__((target("avx512f,avx512dq"))) void elu_avx512(const float* x, int64_t n, float* y) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, elu16(_mm512_loadu_ps(x + i)));
     if (i < n) {
@@ -89,10 +88,10 @@ __attribute__((target("avx2,fma"))) inline __m256 elu8(__m256 x) {
     e = _mm256_fmadd_ps(e, r, _mm256_set1_ps(1.0f));
     e = _mm256_fmadd_ps(e, r, _mm256_set1_ps(1.0f));
     // 2^k by building the exponent bits (k in [-126, 0] here, so the result is normal).
-    const __m256i bits = _mm256_slli_epi32(
-        _mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
-    const __m256 big = _mm256_sub_ps(_mm256_mul_ps(e, _mm256_castsi256_ps(bits)),
-                                     _mm256_set1_ps(1.0f));
+    const __m256i bits =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+    const __m256 big =
+        _mm256_sub_ps(_mm256_mul_ps(e, _mm256_castsi256_ps(bits)), _mm256_set1_ps(1.0f));
     const __m256 absx = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
     const __m256 use_small = _mm256_cmp_ps(absx, _mm256_set1_ps(0.5f), _CMP_LE_OQ);
     const __m256 neg = _mm256_blendv_ps(big, small, use_small);
@@ -125,19 +124,30 @@ Kernel& active() {
 
 }  // namespace
 
-void elu(const float* x, int64_t n, float* y) { active().fn(x, n, y); }
+void elu(const float* x, int64_t n, float* y) {
+    active().fn(x, n, y);
+}
 
-const char* elu_isa() { return active().name; }
+const char* elu_isa() {
+    return active().name;
+}
 
 bool set_elu_isa(const char* isa) {
     const std::string s = isa ? isa : "";
     const Kernel best = best_kernel();
-    const int rank_best = std::string(best.name) == "avx512" ? 2 : std::string(best.name) == "avx2" ? 1 : 0;
-    if (s.empty()) active() = best;
-    else if (s == "avx512" && rank_best >= 2) active() = {"avx512", elu_avx512};
-    else if (s == "avx2" && rank_best >= 1) active() = {"avx2", elu_avx2};
-    else if (s == "libm") active() = {"libm", elu_libm};
-    else return false;
+    const int rank_best = std::string(best.name) == "avx512" ? 2
+                          : std::string(best.name) == "avx2" ? 1
+                                                             : 0;
+    if (s.empty())
+        active() = best;
+    else if (s == "avx512" && rank_best >= 2)
+        active() = {"avx512", elu_avx512};
+    else if (s == "avx2" && rank_best >= 1)
+        active() = {"avx2", elu_avx2};
+    else if (s == "libm")
+        active() = {"libm", elu_libm};
+    else
+        return false;
     return true;
 }
 
