@@ -83,7 +83,7 @@ public:
     // internal step of the low-rate stages (transformer .. first decoder block, whose weights
     // are re-read once per step); calls with more frames are split internally. The high-rate
     // blocks run on sub-steps of conv_chunk_frames frames so their activations stay in cache.
-    // Scratch memory ≈ 0.6 MB per max_chunk frame + 5 MB per conv_chunk frame (released model).
+    // Released model: scratch 21 MB at 32/4, 11 MB at 4/4, 3.5 MB at 1/1; state 5.2 MB.
     std::unique_ptr<CodecStream> new_stream(ThreadPool* pool = nullptr, int max_chunk_frames = 32,
                                             int conv_chunk_frames = 4) const;
 

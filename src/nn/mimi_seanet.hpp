@@ -50,9 +50,9 @@ class MimiSeanetEncoder {
     double flops(int64_t n_samples) const;
 
     // audio [n] → [out_frames(n), hidden] row-major. chunk_samples is rounded up to a
-    // multiple of hop (scratch ≈ 16·F·4 bytes per chunk sample).
+    // multiple of hop (scratch ≈ 4·F·4 bytes per chunk sample).
     std::vector<float> forward(const float* audio, int64_t n, ThreadPool* pool,
-                               int64_t chunk_samples = 24000) const;
+                               int64_t chunk_samples = 9600) const;
 
   private:
     struct ResUnit {

@@ -1,5 +1,7 @@
 #include "weights/tensor.hpp"
 
+#include <cstring>
+
 #include "core/error.hpp"
 
 namespace qwen3tts {
@@ -24,8 +26,16 @@ float TensorView::at_f32(int64_t i) const {
 }
 
 std::vector<float> TensorView::to_f32() const {
-    std::vector<float> out(static_cast<size_t>(numel()));
-    for (int64_t i = 0; i < numel(); ++i) out[size_t(i)] = at_f32(i);
+    const auto n = static_cast<size_t>(numel());
+    std::vector<float> out(n);
+    if (dtype == DType::f32) {
+        std::memcpy(out.data(), data, n * sizeof(float));
+    } else if (dtype == DType::bf16) {
+        const auto* p = static_cast<const uint16_t*>(data);
+        for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(p[i]);
+    } else {
+        for (size_t i = 0; i < n; ++i) out[i] = at_f32(int64_t(i));
+    }
     return out;
 }
 

@@ -52,7 +52,11 @@ class CodecEncoderGolden : public ::testing::TestWithParam<std::string> {
             !fs::exists(fs::path(dir) / "model.safetensors"))
             GTEST_SKIP() << "checkpoint not generated: " << dir
                          << " (scripts/make_checkpoint.py --size real-0.6b ...)";
-        encoder_ = CodecEncoder::load(dir);
+        // One load per variant for the whole suite (the real-size one takes seconds).
+        static std::map<std::string, std::shared_ptr<const CodecEncoder>> cache;
+        auto& slot = cache[GetParam()];
+        if (!slot) slot = CodecEncoder::load(dir);
+        encoder_ = slot;
     }
 
     std::vector<float> audio(const std::string& stem) {
@@ -72,7 +76,7 @@ class CodecEncoderGolden : public ::testing::TestWithParam<std::string> {
                               << " codes differ; first at " << first;
     }
 
-    std::unique_ptr<CodecEncoder> encoder_;
+    std::shared_ptr<const CodecEncoder> encoder_;
 };
 
 TEST_P(CodecEncoderGolden, SweepCodesMatchReference) {
