@@ -11,16 +11,16 @@
 namespace qwen3tts {
 namespace {
 
-struct Run {
+struct KernelRun {
     std::vector<float> prefill_logits, step_logits, cp_logits;
     std::vector<int32_t> codes;
 };
 
-Run run(const std::shared_ptr<const TtsModel>& model, backend::KernelSet kernels,
+KernelRun run_kernels(const std::shared_ptr<const TtsModel>& model, backend::KernelSet kernels,
         const PromptRequest& req) {
     Session session(model, SessionOptions{2, kernels});
     const Prompt p = session.build_prompt(req);
-    Run r;
+    KernelRun r;
     const Talker& talker = model->talker();
     const int64_t H = p.hidden, L = p.length, V = model->config().talker.vocab_size;
     KvCache cache = talker.stack().make_cache(L);
@@ -61,8 +61,8 @@ TEST_P(RealShapes, FastKernelsMatchReferenceKernels) {
     req.language = "english";
     if (model->config().type == ModelType::custom_voice) req.speaker = "ryan";
     if (model->config().type == ModelType::voice_design) req.instruct = "A calm voice.";
-    const Run ref = run(model, backend::KernelSet::reference, req);
-    const Run fast = run(model, backend::KernelSet::fast, req);
+    const KernelRun ref = run_kernels(model, backend::KernelSet::reference, req);
+    const KernelRun fast = run_kernels(model, backend::KernelSet::fast, req);
     expect_close(fast.prefill_logits, ref.prefill_logits, "prefill logits");
     expect_close(fast.step_logits, ref.step_logits, "talker step logits");
     expect_close(fast.cp_logits, ref.cp_logits, "code predictor logits");
