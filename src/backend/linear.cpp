@@ -13,4 +13,13 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
     else linear_cpu(ctx.pool, x, n, w, bias, y);
 }
 
+void linear_group(const ExecContext& ctx, const float* x, int64_t n,
+                  const TensorView* const* ws, float* const* ys, int count) {
+    if (ctx.kernels == KernelSet::reference) {
+        for (int j = 0; j < count; ++j) linear_reference(x, n, *ws[j], nullptr, ys[j]);
+        return;
+    }
+    linear_cpu_group(ctx.pool, x, n, ws, ys, count);
+}
+
 }  // namespace qwen3tts::backend

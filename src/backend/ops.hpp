@@ -22,6 +22,11 @@ struct ExecContext {
 void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView& w,
             const float* bias, float* y);
 
+// Several linears of the same input in one parallel region (q/k/v, gate/up): ys[j] =
+// x · ws[j]ᵀ. Fewer thread hand-offs per layer than separate calls.
+void linear_group(const ExecContext& ctx, const float* x, int64_t n,
+                  const TensorView* const* ws, float* const* ys, int count);
+
 // Rows of one embedding table widened to f32: out[i, :] = table[ids[i], :].
 void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, float* out);
 // out[:] += table[id, :]

@@ -53,7 +53,12 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     }
     wake_.notify_all();
     run_range(0);
-    while (pending_.load(std::memory_order_acquire) != 0) _mm_pause();
+    // Spin briefly, then yield: on an oversubscribed machine a descheduled worker must get
+    // the core back rather than watch this thread spin.
+    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+        if (spins < 2000) _mm_pause();
+        else std::this_thread::yield();
+    }
     job_ = nullptr;
 }
 

@@ -67,9 +67,11 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
     for (int64_t il = 0; il < s.n_layer; ++il) {
         const Layer& l = layers_[size_t(il)];
         backend::rms_norm(x, l.in_norm.data(), n, d, s.eps, sc.norm.data());
-        backend::linear(ctx, sc.norm.data(), n, *l.q, nullptr, sc.q.data());  // [n, n_head*hd]
-        backend::linear(ctx, sc.norm.data(), n, *l.k, nullptr, sc.k.data());  // [n, n_kv*hd]
-        backend::linear(ctx, sc.norm.data(), n, *l.v, nullptr, sc.v.data());
+        {  // q [n, n_head*hd], k and v [n, n_kv*hd]
+            const TensorView* ws[3] = {l.q, l.k, l.v};
+            float* ys[3] = {sc.q.data(), sc.k.data(), sc.v.data()};
+            backend::linear_group(ctx, sc.norm.data(), n, ws, ys, 3);
+        }
         backend::rms_norm(sc.q.data(), l.q_norm.data(), n * s.n_head, hd, s.eps, sc.q.data());
         backend::rms_norm(sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps, sc.k.data());
         backend::rope_inplace(sc.q.data(), n, s.n_head, hd, 0, sc.rope_cos.data(),
@@ -86,8 +88,11 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         backend::add_inplace(x, sc.proj.data(), n * d);
 
         backend::rms_norm(x, l.post_norm.data(), n, d, s.eps, sc.norm.data());
-        backend::linear(ctx, sc.norm.data(), n, *l.gate, nullptr, sc.gate.data());
-        backend::linear(ctx, sc.norm.data(), n, *l.up, nullptr, sc.up.data());
+        {
+            const TensorView* ws[2] = {l.gate, l.up};
+            float* ys[2] = {sc.gate.data(), sc.up.data()};
+            backend::linear_group(ctx, sc.norm.data(), n, ws, ys, 2);
+        }
         backend::silu_mul(sc.gate.data(), sc.up.data(), n * s.d_ff, sc.gate.data());
         backend::linear(ctx, sc.gate.data(), n, *l.down, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);

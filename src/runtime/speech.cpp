@@ -70,22 +70,36 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
             stream->decode_frames(voice->ref_codes.data() + f * n_cb, n, discard.data());
         }
     }
-    std::vector<int64_t> frame_codes(static_cast<size_t>(n_cb));
-    std::vector<float> audio(static_cast<size_t>(spf));
+    // The first frame is decoded alone (time to first audio); later frames in packets of
+    // kPacketFrames, which spreads the codec's per-step weight reads (its low-rate stages
+    // re-read ~400 MB of weights per step) at a latency of a few frames.
+    constexpr int64_t kPacketFrames = 4;
+    std::vector<int64_t> pending(static_cast<size_t>(kPacketFrames * n_cb));
+    std::vector<float> audio(static_cast<size_t>(kPacketFrames * spf));
+    int64_t n_pending = 0, n_decoded = 0;
     bool keep_going = true;
-    GenerationHooks hooks;
-    hooks.on_frame = [&](int64_t, const int32_t* codes) {
+    auto flush = [&] {
+        if (n_pending == 0) return;
         const auto t0 = clock::now();
-        for (int64_t g = 0; g < n_cb; ++g) frame_codes[size_t(g)] = codes[g];
-        stream->decode_frames(frame_codes.data(), 1, audio.data());
+        stream->decode_frames(pending.data(), n_pending, audio.data());
         const auto t1 = clock::now();
         st.codec_ms += ms_between(t0, t1);
         if (st.first_audio_ms < 0) st.first_audio_ms = ms_between(t_start, t1);
-        st.samples += spf;
-        if (on_audio) keep_going = on_audio(audio.data(), audio.size());
+        const size_t n = size_t(n_pending * spf);
+        st.samples += int64_t(n);
+        n_decoded += n_pending;
+        n_pending = 0;
+        if (on_audio && keep_going) keep_going = on_audio(audio.data(), n);
+    };
+    GenerationHooks hooks;
+    hooks.on_frame = [&](int64_t, const int32_t* codes) {
+        for (int64_t g = 0; g < n_cb; ++g) pending[size_t(n_pending * n_cb + g)] = codes[g];
+        ++n_pending;
+        if (n_decoded == 0 || n_pending == kPacketFrames) flush();
         return keep_going;
     };
     session.generate(prompt, params, hooks, &st.generation);
+    flush();
     st.total_ms = ms_between(t_start, clock::now());
     return st;
 }

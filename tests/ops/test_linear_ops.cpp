@@ -79,3 +79,39 @@ TEST(Bf16, RoundTripIsExactAndRoundsToNearestEven) {
 
 }  // namespace
 }  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+TEST(LinearGroup, EqualsSeparateReferenceLinears) {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t n = 3, in = 64, outs[3] = {40, 16, 37};
+    std::vector<float> x(size_t(n * in));
+    for (auto& v : x) v = dist(rng);
+    std::vector<std::vector<uint16_t>> storage(3);
+    std::vector<TensorView> views;
+    for (int j = 0; j < 3; ++j) {
+        storage[size_t(j)].resize(size_t(outs[j] * in));
+        for (auto& v : storage[size_t(j)]) v = f32_to_bf16(dist(rng) * 0.1f);
+        views.push_back(TensorView{"w", DType::bf16, {outs[j], in}, storage[size_t(j)].data()});
+    }
+    ThreadPool pool(2);
+    std::vector<std::vector<float>> fast(3), ref(3);
+    const TensorView* ws[3] = {&views[0], &views[1], &views[2]};
+    float* ys[3];
+    for (int j = 0; j < 3; ++j) {
+        fast[size_t(j)].resize(size_t(n * outs[j]));
+        ref[size_t(j)].resize(size_t(n * outs[j]));
+        ys[j] = fast[size_t(j)].data();
+        backend::linear({backend::KernelSet::reference, nullptr}, x.data(), n, views[size_t(j)],
+                        nullptr, ref[size_t(j)].data());
+    }
+    backend::linear_group({backend::KernelSet::fast, &pool}, x.data(), n, ws, ys, 3);
+    for (int j = 0; j < 3; ++j)
+        for (size_t i = 0; i < ref[size_t(j)].size(); ++i)
+            EXPECT_NEAR(fast[size_t(j)][i], ref[size_t(j)][i], 1e-4) << j << " " << i;
+}
+
+}  // namespace
+}  // namespace qwen3tts

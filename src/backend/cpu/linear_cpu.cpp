@@ -150,36 +150,78 @@ const char* linear_cpu_isa() {
     return g_isa == Isa::avx512 ? "avx512" : g_isa == Isa::avx2 ? "avx2" : "scalar";
 }
 
+namespace {
+
+bool simd_ok(const TensorView& w) {
+    const int64_t lanes = g_isa == Isa::avx512 ? 16 : 8;
+    return g_isa != Isa::scalar && w.dim(1) % lanes == 0 &&
+           (w.dtype == DType::bf16 || w.dtype == DType::f16 || w.dtype == DType::f32);
+}
+
+// Output rows [r0, r1) of one weight matrix.
+void rows(const float* x, int64_t n, const TensorView& w, const float* bias, float* y,
+          int64_t r0, int64_t r1) {
+    const int64_t out = w.dim(0), in = w.dim(1);
+    const auto* base = static_cast<const uint8_t*>(w.data);
+    const size_t row_bytes = size_t(in) * dtype_size(w.dtype);
+    if (g_isa == Isa::avx512) {
+        switch (w.dtype) {
+            case DType::bf16: rows_avx512<Avx512Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            case DType::f16: rows_avx512<Avx512F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            default: rows_avx512<Avx512F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+        }
+    } else {
+        switch (w.dtype) {
+            case DType::bf16: rows_avx2<Avx2Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            case DType::f16: rows_avx2<Avx2F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            default: rows_avx2<Avx2F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+        }
+    }
+}
+
+// Small layers are not worth waking the other threads for.
+bool worth_threads(ThreadPool* pool, size_t bytes, int64_t n) {
+    return pool && bytes * size_t(n) >= (64u << 10);
+}
+
+}  // namespace
+
 void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w,
                 const float* bias, float* y) {
-    const int64_t out = w.dim(0), in = w.dim(1);
-    const int64_t lanes = g_isa == Isa::avx512 ? 16 : 8;
-    if (g_isa == Isa::scalar || in % lanes != 0 ||
-        (w.dtype != DType::bf16 && w.dtype != DType::f16 && w.dtype != DType::f32)) {
+    if (!simd_ok(w)) {
         linear_reference(x, n, w, bias, y);
         return;
     }
-    const auto* base = static_cast<const uint8_t*>(w.data);
-    const size_t row_bytes = size_t(in) * dtype_size(w.dtype);
+    const int64_t out = w.dim(0);
+    auto body = [&](int64_t r0, int64_t r1) { rows(x, n, w, bias, y, r0, r1); };
+    if (worth_threads(pool, w.nbytes(), n)) pool->parallel_for(out, 16, body);
+    else body(0, out);
+}
+
+void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
+                      float* const* ys, int count) {
+    int64_t total = 0;
+    size_t bytes = 0;
+    for (int j = 0; j < count; ++j) {
+        if (!simd_ok(*ws[j])) {
+            for (int k = 0; k < count; ++k) linear_cpu(pool, x, n, *ws[k], nullptr, ys[k]);
+            return;
+        }
+        total += ws[j]->dim(0);
+        bytes += ws[j]->nbytes();
+    }
+    // [r0, r1) of the concatenated output rows, mapped back to each matrix.
     auto body = [&](int64_t r0, int64_t r1) {
-        if (g_isa == Isa::avx512) {
-            switch (w.dtype) {
-                case DType::bf16: rows_avx512<Avx512Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-                case DType::f16: rows_avx512<Avx512F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-                default: rows_avx512<Avx512F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-            }
-        } else {
-            switch (w.dtype) {
-                case DType::bf16: rows_avx2<Avx2Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-                case DType::f16: rows_avx2<Avx2F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-                default: rows_avx2<Avx2F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-            }
+        int64_t offset = 0;
+        for (int j = 0; j < count; ++j) {
+            const int64_t out = ws[j]->dim(0);
+            const int64_t b = std::max(r0, offset), e = std::min(r1, offset + out);
+            if (b < e) rows(x, n, *ws[j], nullptr, ys[j], b - offset, e - offset);
+            offset += out;
         }
     };
-    // Small layers are not worth waking the other threads for.
-    if (pool && size_t(out) * row_bytes * size_t(n) >= (64u << 10))
-        pool->parallel_for(out, 16, body);
-    else body(0, out);
+    if (worth_threads(pool, bytes, n)) pool->parallel_for(total, 16, body);
+    else body(0, total);
 }
 
 }  // namespace qwen3tts::backend

@@ -15,6 +15,11 @@ namespace qwen3tts::backend {
 void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w,
                 const float* bias, float* y);
 
+// The same for several weight matrices sharing the input x: their output rows are split
+// across the threads as one range.
+void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
+                      float* const* ys, int count);
+
 // Which instruction set linear_cpu uses on this machine: "avx512", "avx2" or "scalar".
 const char* linear_cpu_isa();
 
