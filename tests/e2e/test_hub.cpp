@@ -20,6 +20,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/npy.hpp"
 #include "support/test_support.hpp"
 #include "weights/hub_pull.hpp"
 #include "weights/model_dir.hpp"
@@ -463,6 +464,17 @@ TEST_F(HubTest, InfoRunsOnAPulledModel) {
     const auto r = cli(std::string("info --model ") + kRepo, "HF_HUB_OFFLINE=1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("ryan"), std::string::npos) << r.output;
+}
+
+TEST_F(HubTest, CodesRunOnAModelDownloadedOnFirstUse) {
+    // No pull first: --model Org/Name downloads into the cache, then synthesises.
+    const std::string out = qt::tmp_dir() + "/hub_codes.npy";
+    const auto r = cli(std::string("codes --model ") + kRepo +
+                       " --speaker ryan --language english --greedy --max-frames 10 "
+                       "--text 'Hello world, this is a test.' --out " + qt::shell_quote(out));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(qwen3tts::read_npy(out).to_i64(),
+              qt::golden("tiny-custom_voice", "cv_en_ryan__codes").to_i64());
 }
 
 }  // namespace
