@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes a random-weight checkpoint of a released layout into DIR unless a complete one is
-# already there (tests and benchmarks use it; it is never committed).
+# already there (tests and benchmarks use it; it is never committed). Debian's python3 and
+# python3-numpy (scripts/install-deps.sh), whatever other python3 is first on PATH.
 #   scripts/ensure-checkpoint.sh DIR VARIANT SIZE DTYPE SEED
 set -euo pipefail
 dir=$1 variant=$2 size=$3 dtype=$4 seed=$5
@@ -11,6 +12,6 @@ fi
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
 QWEN_VOCAB_DIR="$here/../tests/data/models/tiny-custom_voice" \
-  python3 "$here/make_checkpoint.py" --variant "$variant" --size "$size" --dtype "$dtype" \
+  /usr/bin/python3 "$here/make_checkpoint.py" --variant "$variant" --size "$size" --dtype "$dtype" \
   --seed "$seed" --out "$dir.partial"
 mv "$dir.partial" "$dir"
