@@ -36,6 +36,10 @@ struct LoadOptions {
     // Pre-tokeniser: "mistral_fixed" (the official loader's behaviour for a local directory)
     // or "qwen2" (what it does when loading by hub id online). See docs/tokenizer.md.
     std::string pretokenizer = "mistral_fixed";
+    // true: memory-map the checkpoint (instant start, page cache shared between processes);
+    // false: read the talker/predictor weights into private memory (slower start; faster
+    // decoding where the page cache is slow to stream, see docs/benchmarks.md).
+    bool mmap = true;
 };
 
 enum class Kernels { fast, reference };

@@ -14,7 +14,7 @@ Model Model::load(const std::string& model, const LoadOptions& options) {
         throw Error(ErrorCode::invalid_argument, "unknown pretokenizer '" + options.pretokenizer +
                                                      "' (mistral_fixed or qwen2)");
     auto impl = std::make_shared<Impl>();
-    impl->model = TtsModel::load(model, regex);
+    impl->model = TtsModel::load(model, regex, options.mmap ? LoadMode::mmap : LoadMode::copy);
     Model m;
     m.impl_ = std::move(impl);
     return m;

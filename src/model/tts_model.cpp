@@ -28,10 +28,11 @@ TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer)
     }
 }
 
-std::shared_ptr<const TtsModel> TtsModel::load(const std::string& model, PretokenizerRegex regex) {
+std::shared_ptr<const TtsModel> TtsModel::load(const std::string& model, PretokenizerRegex regex,
+                                               LoadMode mode) {
     const std::string dir = resolve_model_dir(model);
     ModelConfig config = load_model_config(dir);
-    WeightMap weights = WeightMap::open(dir, "model");
+    WeightMap weights = WeightMap::open(dir, "model", mode);
     Tokenizer tokenizer = Tokenizer::load(dir, regex);
     return std::shared_ptr<const TtsModel>(
         new TtsModel(std::move(config), std::move(weights), std::move(tokenizer)));

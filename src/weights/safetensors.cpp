@@ -43,7 +43,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
+SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) throw Error(ErrorCode::io, path + ": cannot open (" + std::strerror(errno) + ")");
     struct stat st;
@@ -54,11 +54,32 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
         throw Error(ErrorCode::format, path + ": too short to be a safetensors file (" +
                                            std::to_string(size_) + " bytes)");
     }
-    map_ = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
+    if (mode == LoadMode::mmap) {
+        map_ = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
+    } else {
+        map_ = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map_ != MAP_FAILED) {
+            ::madvise(map_, size_, MADV_HUGEPAGE);
+            size_t done = 0;
+            while (done < size_) {
+                const ssize_t got = ::pread(fd, static_cast<char*>(map_) + done, size_ - done,
+                                            off_t(done));
+                if (got <= 0) {
+                    const std::string why = got == 0 ? "unexpected end of file" : std::strerror(errno);
+                    ::munmap(map_, size_);
+                    ::close(fd);
+                    map_ = nullptr;
+                    throw Error(ErrorCode::io, path + ": read failed (" + why + ")");
+                }
+                done += size_t(got);
+            }
+        }
+    }
     ::close(fd);
     if (map_ == MAP_FAILED) {
         map_ = nullptr;
-        throw Error(ErrorCode::io, path + ": mmap failed (" + std::strerror(errno) + ")");
+        throw Error(ErrorCode::io, path + ": cannot map " + std::to_string(size_ >> 20) +
+                                       " MiB (" + std::strerror(errno) + ")");
     }
     const auto* base = static_cast<const uint8_t*>(map_);
     uint64_t header_len = 0;
@@ -121,7 +142,7 @@ SafetensorsFile::~SafetensorsFile() {
     if (map_) ::munmap(map_, size_);
 }
 
-WeightMap WeightMap::open(const std::string& path, const std::string& stem) {
+WeightMap WeightMap::open(const std::string& path, const std::string& stem, LoadMode mode) {
     WeightMap w;
     std::string target = path;
     if (is_dir(path)) {
@@ -151,7 +172,7 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem) {
             const std::string file = it.value().get<std::string>();
             auto& shard = shards[file];
             if (!shard) {
-                shard = std::make_shared<SafetensorsFile>(dir + file);
+                shard = std::make_shared<SafetensorsFile>(dir + file, mode);
                 w.files_.push_back(shard);
             }
             const auto found = shard->tensors().find(it.key());
@@ -162,7 +183,7 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem) {
             w.tensors_.emplace(it.key(), found->second);
         }
     } else {
-        auto file = std::make_shared<SafetensorsFile>(target);
+        auto file = std::make_shared<SafetensorsFile>(target, mode);
         w.files_.push_back(file);
         w.tensors_ = file->tensors();
     }

@@ -15,9 +15,14 @@
 
 namespace qwen3tts {
 
+// How a checkpoint's bytes reach memory: mapped from the page cache (starts instantly, shared
+// between processes), or read into private anonymous memory (transparent huge pages where
+// the kernel allows), which is faster to stream on machines whose page cache is slow to read.
+enum class LoadMode { mmap, copy };
+
 class SafetensorsFile {
 public:
-    explicit SafetensorsFile(const std::string& path);
+    explicit SafetensorsFile(const std::string& path, LoadMode mode = LoadMode::mmap);
     ~SafetensorsFile();
     SafetensorsFile(const SafetensorsFile&) = delete;
     SafetensorsFile& operator=(const SafetensorsFile&) = delete;
@@ -39,7 +44,8 @@ class WeightMap {
 public:
     // `path` is a .safetensors file, a .safetensors.index.json, or a directory holding
     // `<stem>.safetensors` or `<stem>.safetensors.index.json`.
-    static WeightMap open(const std::string& path, const std::string& stem = "model");
+    static WeightMap open(const std::string& path, const std::string& stem = "model",
+                          LoadMode mode = LoadMode::mmap);
 
     bool has(const std::string& name) const;
     // Looks a tensor up by name; throws Error(model) naming the tensor when it is missing or

@@ -87,6 +87,15 @@ TEST(CliCodes, GreedyCodesMatchTheReferenceForEachVariant) {
     }
 }
 
+TEST(CliCodes, NoMmapLoadGivesTheSameCodes) {
+    const std::string out = out_path("nommap.npy");
+    const auto r = run_cli("codes --no-mmap --model " + model("tiny-custom_voice") +
+                           " --speaker ryan --language english --greedy --max-frames 10 "
+                           "--text 'Hello world, this is a test.' --out " + shell_quote(out));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(load_codes(out), testing::golden("tiny-custom_voice", "cv_en_ryan__codes").to_i64());
+}
+
 TEST(CliCodes, TextFromStdin) {
     const std::string out = out_path("stdin.npy");
     const auto r = run_shell("printf 'Hello world, this is a test.' | " +

@@ -51,6 +51,9 @@ TEST(Safetensors, ReadsValuesOfEveryFloatDtype) {
               data);
     const WeightMap w = WeightMap::open(tmp("ok.safetensors"));
     EXPECT_EQ(w.get("a", {3}).to_f32(), (std::vector<float>{0.25f, 2.0f, 4.0f}));
+    const WeightMap copied = WeightMap::open(tmp("ok.safetensors"), "model", LoadMode::copy);
+    EXPECT_EQ(copied.get("b", {2, 1}).to_f32(), (std::vector<float>{1.5f, -3.0f}));
+    EXPECT_NE(copied.get("a").data, w.get("a").data);
     EXPECT_EQ(w.get("b", {2, 1}).to_f32(), (std::vector<float>{1.5f, -3.0f}));
     EXPECT_EQ(w.get("c").to_f32(), (std::vector<float>{1.0f, -2.0f}));
     EXPECT_EQ(w.unused().size(), 0u);

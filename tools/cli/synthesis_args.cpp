@@ -9,11 +9,12 @@ const std::set<std::string> kSynthesisOptions = {
     "seed",        "temperature", "top-k", "top-p", "repetition-penalty", "max-frames",
     "subtalker-temperature", "subtalker-top-k", "subtalker-top-p", "threads", "kernels",
     "pretokenizer", "voice", "ref-audio", "ref-text"};
-const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only"};
+const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only", "no-mmap"};
 
 LoadOptions parse_load_options(const Args& args) {
     LoadOptions o;
     o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
+    o.mmap = !args.flag("no-mmap");
     return o;
 }
 
