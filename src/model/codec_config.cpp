@@ -1,11 +1,10 @@
 #include "model/codec_config.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace qwen3tts {
 
@@ -155,11 +154,7 @@ CodecDecoderConfig parse_codec_decoder_config(const std::string& json_text,
 }
 
 CodecDecoderConfig load_codec_decoder_config(const std::string& config_json_path) {
-    std::ifstream in(config_json_path, std::ios::binary);
-    if (!in) throw Error(ErrorCode::io, "cannot open codec config " + config_json_path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_codec_decoder_config(ss.str(), config_json_path);
+    return parse_codec_decoder_config(read_text_file(config_json_path, "codec config"), config_json_path);
 }
 
 }  // namespace qwen3tts

@@ -1,11 +1,10 @@
 #include "model/codec_encoder_config.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace qwen3tts {
 
@@ -240,11 +239,7 @@ CodecEncoderConfig parse_codec_encoder_config(const std::string& json_text,
 }
 
 CodecEncoderConfig load_codec_encoder_config(const std::string& config_json_path) {
-    std::ifstream in(config_json_path, std::ios::binary);
-    if (!in) throw Error(ErrorCode::io, "cannot open codec config " + config_json_path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_codec_encoder_config(ss.str(), config_json_path);
+    return parse_codec_encoder_config(read_text_file(config_json_path, "codec config"), config_json_path);
 }
 
 }  // namespace qwen3tts
