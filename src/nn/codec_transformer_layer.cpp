@@ -66,18 +66,14 @@ void CodecTransformerLayer::load(const WeightMap& weights, const std::string& pr
     post_norm_ = load_f32(weights, prefix + ".post_attention_layernorm.weight", {h});
     attn_scale_ = load_f32(weights, prefix + ".self_attn_layer_scale.scale", {h});
     mlp_scale_ = load_f32(weights, prefix + ".mlp_layer_scale.scale", {h});
-    std::vector<float> qkv = load_f32(weights, prefix + ".self_attn.q_proj.weight", {qd, h});
-    const auto wk = load_f32(weights, prefix + ".self_attn.k_proj.weight", {kvd, h});
-    const auto wv = load_f32(weights, prefix + ".self_attn.v_proj.weight", {kvd, h});
-    qkv.insert(qkv.end(), wk.begin(), wk.end());
-    qkv.insert(qkv.end(), wv.begin(), wv.end());
-    qkv_ = cpu::pack_linear(qkv.data(), qd + 2 * kvd, h, nullptr);
+    qkv_ = load_stacked_linear(weights,
+                               {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
+                                prefix + ".self_attn.v_proj.weight"},
+                               {qd, kvd, kvd}, h);
     const auto wo = load_f32(weights, prefix + ".self_attn.o_proj.weight", {h, qd});
     o_ = cpu::pack_linear(wo.data(), h, qd, nullptr);
-    std::vector<float> gu = load_f32(weights, prefix + ".mlp.gate_proj.weight", {inter, h});
-    const auto wu = load_f32(weights, prefix + ".mlp.up_proj.weight", {inter, h});
-    gu.insert(gu.end(), wu.begin(), wu.end());
-    gate_up_ = cpu::pack_linear(gu.data(), 2 * inter, h, nullptr);
+    gate_up_ = load_stacked_linear(
+        weights, {prefix + ".mlp.gate_proj.weight", prefix + ".mlp.up_proj.weight"}, {inter, inter}, h);
     const auto wd = load_f32(weights, prefix + ".mlp.down_proj.weight", {h, inter});
     down_ = cpu::pack_linear(wd.data(), h, inter, nullptr);
 }

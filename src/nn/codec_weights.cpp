@@ -21,4 +21,16 @@ std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
     return t.to_f32();
 }
 
+cpu::PackedConv load_stacked_linear(const WeightMap& weights, const std::vector<std::string>& names,
+                                    const std::vector<int>& rows, int in) {
+    std::vector<float> stacked;
+    int total = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+        const auto w = load_f32(weights, names[i], {rows[i], in});
+        stacked.insert(stacked.end(), w.begin(), w.end());
+        total += rows[i];
+    }
+    return cpu::pack_linear(stacked.data(), total, in, nullptr);
+}
+
 }  // namespace qwen3tts

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/conv_gemm.hpp"
+
 namespace qwen3tts {
 
 class WeightMap;
@@ -13,5 +15,10 @@ class WeightMap;
 // Throws Error(model) naming the tensor when it is missing or has another shape.
 std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
                             const std::vector<int64_t>& shape);
+
+// Several Linear weights [rows_i, in] of the same input, stacked in order and packed as one
+// matrix (q/k/v, gate/up): one GEMM instead of several.
+cpu::PackedConv load_stacked_linear(const WeightMap& weights, const std::vector<std::string>& names,
+                                    const std::vector<int>& rows, int in);
 
 }  // namespace qwen3tts
