@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
         auto dec = CodecDecoder::load(dir);
         const double t_load = now_s() - t0;
         ThreadPool pool(threads);
+        const backend::ExecContext ctx{backend::KernelSet::fast, &pool};
         const int ncb = dec->n_codebook();
         std::mt19937 rng(1234);
         std::uniform_int_distribution<int> dist(0, dec->config().codebook_size - 1);
@@ -90,13 +91,13 @@ int main(int argc, char** argv) {
                     gflop / audio_s);
 
         {
-            auto s = dec->new_stream(&pool, chunk, conv_chunk);
+            auto s = dec->new_stream(ctx, chunk, conv_chunk);
             std::printf("  stream memory (chunk %d/%d): state %.2f MB, scratch %.1f MB\n", chunk,
                         conv_chunk, s->state_bytes() / 1e6, s->scratch_bytes() / 1e6);
         }
         std::vector<float> wav(size_t(frames) * dec->samples_per_frame());
         auto bench = [&](const char* label, int chunk_frames, int packet_frames) {
-            auto stream = dec->new_stream(&pool, chunk_frames, conv_chunk);
+            auto stream = dec->new_stream(ctx, chunk_frames, conv_chunk);
             std::vector<double> times, cpu_times;
             for (int r = 0; r < runs + 1; ++r) {  // first run warms caches and pages
                 stream->reset();
@@ -121,7 +122,7 @@ int main(int argc, char** argv) {
                         1e3 * median(cpu_times) / audio_s);
         };
         {  // per-stage breakdown of one one-shot run, from the tap hook's timestamps
-            auto stream = dec->new_stream(&pool, chunk, conv_chunk);
+            auto stream = dec->new_stream(ctx, chunk, conv_chunk);
             std::vector<std::pair<std::string, double>> stages;
             double last = 0;
             stream->set_tap([&](const char* name, const float*, int64_t, int) {

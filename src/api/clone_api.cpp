@@ -34,9 +34,9 @@ Voice Model::clone_voice(const std::string& ref_audio_path, const VoiceCloneOpti
     ThreadPool pool(0);
     auto impl = std::make_shared<Voice::Impl>();
     VoiceFile& f = impl->file;
-    f.voice.x_vector = impl_->speaker_encoder().embed(audio, &pool);
+    f.voice.x_vector = impl_->speaker_encoder().embed(audio, {backend::KernelSet::fast, &pool});
     if (!o.x_vector_only) {
-        f.voice.ref_codes = impl_->codec_encoder().encode(audio.samples, &pool);
+        f.voice.ref_codes = impl_->codec_encoder().encode(audio.samples, {backend::KernelSet::fast, &pool});
         f.voice.ref_text = o.ref_text;
     }
     f.model_type = model_type_name(m.config().type);

@@ -57,7 +57,7 @@ std::vector<float> Model::decode(const std::vector<int32_t>& codes,
         throw Error(ErrorCode::invalid_argument, "codes are not a whole number of 16-code frames");
     codec.validate_codes(wide.data(), int64_t(wide.size()) / codec.n_codebook());
     ThreadPool pool(threads);
-    return decode_codes(codec, &pool, wide, parse_codec_decode(codec_decode));
+    return decode_codes(codec, {backend::KernelSet::fast, &pool}, wide, parse_codec_decode(codec_decode));
 }
 
 std::vector<int32_t> Model::tokenize(const std::string& text) const {

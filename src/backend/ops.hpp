@@ -1,11 +1,15 @@
-// The device-neutral operator set the nn/ layer is built on: one signature per op. Activations
-// are f32; weights stay in their checkpoint dtype (f32, bf16, f16) and are widened inside the
-// kernels. Each op has a plain-loop reference version (the oracle, KernelSet::reference) and a
-// fast CPU version (SIMD picked at run time, threads from the context's pool).
+// The device-neutral operator set every model is built on: one signature per op, the only
+// backend header that nn/ and model/ include. Activations are f32 and channels-last
+// ([rows, channels], often with a row stride `ld*`); weights stay in their checkpoint dtype
+// (linear) or are prepared once at load (ConvWeights). Each op has a plain-loop reference
+// version (the oracle, KernelSet::reference) and a fast CPU version (SIMD picked at run time,
+// threads from the context's pool); quantized weights, batched streams and other devices plug
+// in below this header.
 #pragma once
 
 #include <cstdint>
 
+#include "backend/cpu/conv_gemm.hpp"
 #include "core/thread_pool.hpp"
 #include "weights/tensor.hpp"
 
@@ -17,6 +21,8 @@ struct ExecContext {
     KernelSet kernels = KernelSet::fast;
     ThreadPool* pool = nullptr;  // may be null: single-threaded
 };
+
+// ---- Linear layers on checkpoint weights -------------------------------------------------
 
 // y[n, out] = x[n, in] · W[out, in]ᵀ (+ bias[out]); W any float dtype, bias f32 or null.
 void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView& w,
@@ -32,24 +38,76 @@ void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, floa
 // out[:] += table[id, :]
 void embedding_add_row(const TensorView& table, int64_t id, float* out);
 
-// y = w ⊙ x / sqrt(mean(x²) + eps), row by row over [n, d] (Qwen3 RMSNorm, eps inside the root).
-void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, float* y);
+// ---- Convolutions on prepared weights ----------------------------------------------------
 
-// out = silu(gate) ⊙ up, elementwise over n values.
+// Weights of a stride-1 convolution or a linear layer, prepared once at load for the kernels
+// (the CPU kernels' panel layout). Immutable after preparation; may be shared by threads.
+using ConvWeights = cpu::PackedConv;
+
+// From a torch Conv1d weight [c_out, c_in, n_tap] (+ bias [c_out] or null).
+ConvWeights prepare_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
+                           const float* bias);
+// From a torch Linear weight [out, in] (+ bias [out] or null).
+ConvWeights prepare_linear(const float* w, int out, int in, const float* bias);
+// One stride phase of a causal ConvTranspose1d (torch weight [c_in, c_out, kernel], kernel =
+// m·stride): an m-tap stride-1 conv, see cpu::pack_conv_transpose1d_phase.
+ConvWeights prepare_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
+                                           int stride, int phase, const float* bias);
+
+// y[t*ldy + o] = (accumulate ? y : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i] for
+// t < n_rows; `x` points at the first history row ((n_tap-1)·dilation rows before the first
+// current row). x and y must not overlap.
+void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_t ldx,
+            int64_t n_rows, float* y, int64_t ldy, bool accumulate);
+
+// ---- Normalisation -------------------------------------------------------------------------
+
+// y = w ⊙ x / sqrt(mean(x²) + eps), row by row over [n, d] (RMSNorm; statistics in f64).
+void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, float* y);
+// y = (x − mean) / sqrt(var + eps) · w + b per row (biased variance, as torch LayerNorm).
+void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64_t d, float eps,
+                float* y);
+
+// ---- Element-wise --------------------------------------------------------------------------
+
+// out = silu(gate) ⊙ up, elementwise over n values (out may alias gate).
 void silu_mul(const float* gate, const float* up, int64_t n, float* out);
 void silu_inplace(float* x, int64_t n);
+// Exact (erf) GELU in place.
+void gelu_erf_inplace(float* x, int64_t n);
 void add_inplace(float* y, const float* x, int64_t n);
+// y[t, c] += scale[c] · x[t, c] over [n, d] (layer-scaled residual).
+void add_scaled_rows(float* y, const float* x, const float* scale, int64_t n, int64_t d);
+// y = min(max(x, lo), hi), n values, in place allowed.
+void clamp(const float* x, int64_t n, float lo, float hi, float* y);
+// ELU (α = 1), in place allowed.
+void elu(const ExecContext& ctx, const float* x, int64_t n, float* y);
+// SnakeBeta with per-channel a = exp(alpha), inv_b = 1/(exp(beta)+1e-9):
+// y[t,c] = x[t,c] + inv_b[c]·sin(a[c]·x[t,c])²; in place allowed (y == x, ldy == ldx).
+void snake_beta(const ExecContext& ctx, const float* x, int64_t ldx, int64_t n_rows, int n_ch,
+                const float* a, const float* inv_b, float* y, int64_t ldy);
 
-// Rotate-half (NeoX) RoPE on x[n, n_head, head_dim] in place, token i at position pos0 + i.
-// cos/sin tables are [max_pos, head_dim/2] precomputed in f32 (see nn/rope.hpp).
-void rope_inplace(float* x, int64_t n, int64_t n_head, int64_t head_dim, int64_t pos0,
-                  const float* cos_table, const float* sin_table);
+// ---- Positions and attention -----------------------------------------------------------
 
-// Causal grouped-query attention for n new tokens at positions pos0..pos0+n-1 against a KV
-// cache holding positions 0..pos0+n-1. q [n, n_head, hd]; k/v caches [ctx, n_kv, hd];
-// out [n, n_head, hd]. Scale 1/sqrt(hd), softmax in f32.
-void attention(const ExecContext& ctx, const float* q, const float* k_cache,
-               const float* v_cache, int64_t n, int64_t pos0, int64_t n_head, int64_t n_kv,
-               int64_t head_dim, float* out);
+// Rotate-half (NeoX) RoPE in place on rows of x [n, ldx]: each row holds n_head heads of
+// head_dim values at its start. cos/sin are [n, head_dim/2], one table row per x row (see
+// nn/rope.hpp for the tables).
+void rope(float* x, int64_t n, int64_t ldx, int64_t n_head, int64_t head_dim, const float* cos,
+          const float* sin);
+
+struct AttentionShape {
+    int64_t n_head = 0;
+    int64_t n_head_kv = 0;  // grouped-query attention: n_head % n_head_kv == 0
+    int64_t head_dim = 0;
+    int64_t window = 0;     // keys per query, itself included; 0 = the whole causal past
+};
+
+// Causal (optionally sliding-window) grouped-query attention, scale 1/sqrt(head_dim),
+// softmax in f32. Query row i (q [n, ldq], heads side by side) sits at key position
+// q_pos0 + i and sees key rows max(0, q_pos0+i-window+1) .. q_pos0+i of k/v [*, ld_kv]
+// (kv heads side by side). out [n, ldo].
+void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float* k,
+               const float* v, int64_t ld_kv, int64_t n, int64_t q_pos0, const AttentionShape& s,
+               float* out, int64_t ldo);
 
 }  // namespace qwen3tts::backend

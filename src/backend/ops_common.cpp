@@ -1,8 +1,7 @@
-// Ops whose cost is negligible next to the weight reads: one plain implementation serves both
-// kernel sets (the reference is the implementation).
+// Ops whose cost is negligible next to the weight reads and convolutions: one plain
+// implementation serves both kernel sets (the reference is the implementation).
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "backend/ops.hpp"
 #include "core/error.hpp"
@@ -32,10 +31,26 @@ void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, f
     for (int64_t i = 0; i < n; ++i) {
         const float* xi = x + i * d;
         float* yi = y + i * d;
-        float ss = 0.0f;
-        for (int64_t j = 0; j < d; ++j) ss += xi[j] * xi[j];
-        const float inv = 1.0f / std::sqrt(ss / float(d) + eps);
+        double ss = 0;
+        for (int64_t j = 0; j < d; ++j) ss += double(xi[j]) * xi[j];
+        const float inv = float(1.0 / std::sqrt(ss / double(d) + double(eps)));
         for (int64_t j = 0; j < d; ++j) yi[j] = w[j] * (xi[j] * inv);
+    }
+}
+
+void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64_t d, float eps,
+                float* y) {
+    for (int64_t i = 0; i < n; ++i) {
+        const float* xi = x + i * d;
+        float* yi = y + i * d;
+        double sum = 0;
+        for (int64_t j = 0; j < d; ++j) sum += xi[j];
+        const double mean = sum / double(d);
+        double ss = 0;
+        for (int64_t j = 0; j < d; ++j) ss += (xi[j] - mean) * (xi[j] - mean);
+        const float rstd = float(1.0 / std::sqrt(ss / double(d) + double(eps)));
+        const float m = float(mean);
+        for (int64_t j = 0; j < d; ++j) yi[j] = (xi[j] - m) * rstd * w[j] + b[j];
     }
 }
 
@@ -50,18 +65,28 @@ void silu_inplace(float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
 }
 
+void gelu_erf_inplace(float* x, int64_t n) {
+    const float inv_sqrt2 = 0.70710678118654752440f;
+    for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * inv_sqrt2));
+}
+
 void add_inplace(float* y, const float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
-void rope_inplace(float* x, int64_t n, int64_t n_head, int64_t head_dim, int64_t pos0,
-                  const float* cos_table, const float* sin_table) {
+void add_scaled_rows(float* y, const float* x, const float* scale, int64_t n, int64_t d) {
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < d; ++j) y[i * d + j] += scale[j] * x[i * d + j];
+}
+
+void rope(float* x, int64_t n, int64_t ldx, int64_t n_head, int64_t head_dim, const float* cos,
+          const float* sin) {
     const int64_t half = head_dim / 2;
     for (int64_t i = 0; i < n; ++i) {
-        const float* c = cos_table + (pos0 + i) * half;
-        const float* s = sin_table + (pos0 + i) * half;
+        const float* c = cos + i * half;
+        const float* s = sin + i * half;
         for (int64_t h = 0; h < n_head; ++h) {
-            float* v = x + (i * n_head + h) * head_dim;
+            float* v = x + i * ldx + h * head_dim;
             for (int64_t j = 0; j < half; ++j) {
                 const float a = v[j], b = v[j + half];
                 v[j] = a * c[j] - b * s[j];
@@ -69,46 +94,6 @@ void rope_inplace(float* x, int64_t n, int64_t n_head, int64_t head_dim, int64_t
             }
         }
     }
-}
-
-void attention(const ExecContext& ctx, const float* q, const float* k_cache,
-               const float* v_cache, int64_t n, int64_t pos0, int64_t n_head, int64_t n_kv,
-               int64_t head_dim, float* out) {
-    const int64_t group = n_head / n_kv;
-    const float scale = 1.0f / std::sqrt(float(head_dim));
-    const int64_t kv_stride = n_kv * head_dim;
-    auto run = [&](int64_t begin, int64_t end) {
-        // Grows to the longest context seen, then stays: no allocation in the steady state.
-        thread_local std::vector<float> scores;
-        if (scores.size() < size_t(pos0 + n)) scores.resize(size_t(pos0 + n) * 2);
-        for (int64_t task = begin; task < end; ++task) {
-            const int64_t i = task / n_head, h = task % n_head, kvh = h / group;
-            const float* qi = q + (i * n_head + h) * head_dim;
-            const int64_t len = pos0 + i + 1;  // causal: keys 0..pos0+i
-            float mx = -INFINITY;
-            for (int64_t t = 0; t < len; ++t) {
-                const float* kt = k_cache + t * kv_stride + kvh * head_dim;
-                float dot = 0.0f;
-                for (int64_t j = 0; j < head_dim; ++j) dot += qi[j] * kt[j];
-                scores[size_t(t)] = dot * scale;
-                mx = std::max(mx, scores[size_t(t)]);
-            }
-            float sum = 0.0f;
-            for (int64_t t = 0; t < len; ++t) {
-                scores[size_t(t)] = std::exp(scores[size_t(t)] - mx);
-                sum += scores[size_t(t)];
-            }
-            float* o = out + (i * n_head + h) * head_dim;
-            std::fill(o, o + head_dim, 0.0f);
-            for (int64_t t = 0; t < len; ++t) {
-                const float p = scores[size_t(t)] / sum;
-                const float* vt = v_cache + t * kv_stride + kvh * head_dim;
-                for (int64_t j = 0; j < head_dim; ++j) o[j] += p * vt[j];
-            }
-        }
-    };
-    if (ctx.pool && ctx.kernels == KernelSet::fast) ctx.pool->parallel_for(n * n_head, 1, run);
-    else run(0, n * n_head);
 }
 
 }  // namespace qwen3tts::backend

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "backend/ops.hpp"
 #include "model/config.hpp"
 #include "nn/decoder_stack.hpp"
 

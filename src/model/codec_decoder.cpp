@@ -4,7 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "backend/cpu/codec_elementwise.hpp"
+#include "backend/ops.hpp"
 #include "core/error.hpp"
 #include "nn/codec_weights.hpp"
 #include "weights/safetensors.hpp"
@@ -57,15 +57,16 @@ std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
     {
         const auto w = load_f32(wm, "decoder.pre_transformer.input_proj.weight", {c.hidden_size, c.latent_dim});
         const auto b = load_f32(wm, "decoder.pre_transformer.input_proj.bias", {c.hidden_size});
-        d->input_proj_ = cpu::pack_linear(w.data(), c.hidden_size, c.latent_dim, b.data());
+        d->input_proj_ = backend::prepare_linear(w.data(), c.hidden_size, c.latent_dim, b.data());
         const auto wo = load_f32(wm, "decoder.pre_transformer.output_proj.weight", {c.latent_dim, c.hidden_size});
         const auto bo = load_f32(wm, "decoder.pre_transformer.output_proj.bias", {c.latent_dim});
-        d->output_proj_ = cpu::pack_linear(wo.data(), c.latent_dim, c.hidden_size, bo.data());
+        d->output_proj_ = backend::prepare_linear(wo.data(), c.latent_dim, c.hidden_size, bo.data());
     }
     d->layers_.resize(size_t(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l)
         d->layers_[size_t(l)].load(wm, "decoder.pre_transformer.layers." + std::to_string(l), ts);
     d->final_norm_ = load_f32(wm, "decoder.pre_transformer.norm.weight", {c.hidden_size});
+    d->rope_ = RopeFrequencies(c.rope_theta, c.head_dim);
 
     // --- upsampling stages ---
     for (size_t i = 0; i < c.upsampling_ratios.size(); ++i) {
@@ -138,15 +139,15 @@ void CodecDecoder::validate_codes(const int64_t* codes, int64_t n_frames) const 
         }
 }
 
-std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames, ThreadPool* pool) const {
+std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames, const backend::ExecContext& ctx) const {
     validate_codes(codes, n_frames);
     if (n_frames == 0) return {};
-    auto stream = new_stream(pool, int(std::min<int64_t>(n_frames, 32)));
+    auto stream = new_stream(ctx, int(std::min<int64_t>(n_frames, 32)));
     return stream->decode_frames(codes, n_frames);
 }
 
 std::vector<float> CodecDecoder::decode(const std::vector<int64_t>& codes,
-                                        const std::vector<int64_t>& shape, ThreadPool* pool) const {
+                                        const std::vector<int64_t>& shape, const backend::ExecContext& ctx) const {
     if (shape.size() != 2 || shape[1] != cfg_.n_codebook || shape[0] < 0)
         throw Error(ErrorCode::invalid_argument,
                     "codec decode: codes must have shape [n_frames, " + std::to_string(cfg_.n_codebook) +
@@ -155,11 +156,11 @@ std::vector<float> CodecDecoder::decode(const std::vector<int64_t>& codes,
         throw Error(ErrorCode::invalid_argument,
                     "codec decode: " + std::to_string(codes.size()) + " codes do not fill shape " +
                         shape_to_string(shape));
-    return decode(codes.data(), shape[0], pool);
+    return decode(codes.data(), shape[0], ctx);
 }
 
 std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_frames, int chunk_size,
-                                                int left_context, ThreadPool* pool) const {
+                                                int left_context, const backend::ExecContext& ctx) const {
     if (chunk_size <= 0 || left_context < 0)
         throw Error(ErrorCode::invalid_argument, "codec decode_chunked: chunk_size must be > 0 and "
                                                  "left_context >= 0");
@@ -168,37 +169,37 @@ std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_
     const int ncb = cfg_.n_codebook;
     std::vector<float> out(size_t(n_frames * spf));
     std::vector<float> wav;
-    auto stream = new_stream(pool, int(std::min<int64_t>(std::max<int64_t>(n_frames, 1), 32)));
+    auto stream = new_stream(ctx, int(std::min<int64_t>(std::max<int64_t>(n_frames, 1), 32)));
     // ref: Qwen3TTSTokenizerV2Decoder.chunked_decode — context = left_context if
     // start - left_context > 0 else start.
     for (int64_t start = 0; start < n_frames;) {
         const int64_t end = std::min<int64_t>(start + chunk_size, n_frames);
-        const int64_t ctx = start - left_context > 0 ? left_context : start;
-        const int64_t len = end - start + ctx;
+        const int64_t context = start - left_context > 0 ? left_context : start;
+        const int64_t len = end - start + context;
         wav.resize(size_t(len * spf));
         stream->reset();
-        stream->decode_frames(codes + (start - ctx) * ncb, len, wav.data());
-        std::memcpy(out.data() + start * spf, wav.data() + ctx * spf, sizeof(float) * size_t((end - start) * spf));
+        stream->decode_frames(codes + (start - context) * ncb, len, wav.data());
+        std::memcpy(out.data() + start * spf, wav.data() + context * spf, sizeof(float) * size_t((end - start) * spf));
         start = end;
     }
     return out;
 }
 
-std::unique_ptr<CodecStream> CodecDecoder::new_stream(ThreadPool* pool, int max_chunk_frames,
+std::unique_ptr<CodecStream> CodecDecoder::new_stream(const backend::ExecContext& ctx, int max_chunk_frames,
                                                      int conv_chunk_frames) const {
     if (max_chunk_frames <= 0 || conv_chunk_frames <= 0)
         throw Error(ErrorCode::invalid_argument,
                     "codec stream: max_chunk_frames and conv_chunk_frames must be > 0");
     return std::unique_ptr<CodecStream>(
-        new CodecStream(*this, pool, max_chunk_frames, conv_chunk_frames));
+        new CodecStream(*this, ctx, max_chunk_frames, conv_chunk_frames));
 }
 
 // ---------------------------------------------------------------------------------------------
 
-CodecStream::CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames,
+CodecStream::CodecStream(const CodecDecoder& dec, const backend::ExecContext& ctx, int max_chunk_frames,
                          int conv_chunk_frames)
     : dec_(dec),
-      pool_(pool),
+      ctx_(ctx),
       max_chunk_(max_chunk_frames),
       conv_chunk_(std::min(max_chunk_frames, conv_chunk_frames)) {
     const CodecDecoderConfig& c = dec.cfg_;
@@ -209,8 +210,8 @@ CodecStream::CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chun
     lat_.assign(size_t(F * L), 0.0f);
     u_.assign(size_t(F * c.hidden_size), 0.0f);
     tr_scratch_.assign(CodecTransformerLayer::scratch_floats(dec.tshape_, F), 0.0f);
-    rope_cos_.assign(size_t(F * c.head_dim), 0.0f);
-    rope_sin_.assign(size_t(F * c.head_dim), 0.0f);
+    rope_cos_.assign(size_t(F * c.head_dim / 2), 0.0f);
+    rope_sin_.assign(size_t(F * c.head_dim / 2), 0.0f);
     const int64_t n_lat = F * prod(c.upsampling_ratios);  // rows after the upsampling stages
     up_in_.assign(size_t((kHead + n_lat) * L), 0.0f);
     cnx_in_.assign(size_t((kHead + n_lat) * L), 0.0f);
@@ -308,34 +309,34 @@ void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
 
     // ref: Qwen3TTSTokenizerV2Decoder.forward
     float* q = pre_in_.data() + kHead * cb;
-    d.quantizer_.dequantize(codes, n, q, cb, quant_scratch_.data(), pool_);
+    d.quantizer_.dequantize(codes, n, q, cb, quant_scratch_.data(), ctx_);
     emit("quantizer", q, n, cb);
-    d.pre_conv_.forward(q, cb, n, pre_conv_state_.data(), lat_.data(), L, false, pool_);
+    d.pre_conv_.forward(q, cb, n, pre_conv_state_.data(), lat_.data(), L, false, ctx_);
     emit("pre_conv", lat_.data(), n, L);
 
-    cpu::conv1d_gemm(d.input_proj_, lat_.data(), L, n, u_.data(), H, false, pool_);
-    codec_rope_tables(pos_, n, c.head_dim, c.rope_theta, rope_cos_.data(), rope_sin_.data());
+    backend::conv1d(ctx_, d.input_proj_, lat_.data(), L, n, u_.data(), H, false);
+    d.rope_.tables(pos_, n, rope_cos_.data(), rope_sin_.data());
     for (size_t l = 0; l < d.layers_.size(); ++l)
         d.layers_[l].forward(u_.data(), n, pos_, rope_cos_.data(), rope_sin_.data(), kv_[l],
-                             tr_scratch_.data(), pool_);
-    codec_rms_norm(u_.data(), n, H, d.final_norm_.data(), c.rms_norm_eps, u_.data());
+                             tr_scratch_.data(), ctx_);
+    backend::rms_norm(u_.data(), d.final_norm_.data(), n, H, c.rms_norm_eps, u_.data());
     float* x = up_in_.data() + kHead * L;
-    cpu::conv1d_gemm(d.output_proj_, u_.data(), H, n, x, L, false, pool_);
+    backend::conv1d(ctx_, d.output_proj_, u_.data(), H, n, x, L, false);
     emit("pre_transformer", x, n, L);
 
     int64_t rows = n;
     static const char* const kUpNames[] = {"upsample0", "upsample1", "upsample2", "upsample3"};
     for (size_t i = 0; i < d.upsample_.size(); ++i) {
         float* cx = cnx_in_.data() + kHead * L;
-        d.upsample_[i].forward(x, L, rows, up_state_[i].data(), cx, L, pool_);
+        d.upsample_[i].forward(x, L, rows, up_state_[i].data(), cx, L, ctx_);
         rows *= c.upsampling_ratios[i];
         float* y = (i + 1 < d.upsample_.size() ? up_in_.data() : dec_in_buf_.data()) + kHead * L;
-        d.convnext_[i].forward(cx, L, rows, cnx_state_[i].data(), y, L, cnx_scratch_.data(), pool_);
+        d.convnext_[i].forward(cx, L, rows, cnx_state_[i].data(), y, L, cnx_scratch_.data(), ctx_);
         if (i < 4) emit(kUpNames[i], y, rows, L);
         x = y;
     }
 
-    d.dec_in_.forward(x, L, rows, dec_in_state_.data(), res_.data(), c.decoder_dim, false, pool_);
+    d.dec_in_.forward(x, L, rows, dec_in_state_.data(), res_.data(), c.decoder_dim, false, ctx_);
     emit("decoder0", res_.data(), rows, c.decoder_dim);
     static const char* const kBlockNames[] = {"decoder1", "decoder2", "decoder3", "decoder4",
                                               "decoder5", "decoder6", "decoder7", "decoder8"};
@@ -343,7 +344,7 @@ void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
     const size_t n_low = std::min(kLowBlocks, n_block);
     for (size_t b = 0; b < n_low; ++b) {
         const CodecDecoderBlock& blk = d.blocks_[b];
-        blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(), pool_);
+        blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(), ctx_);
         rows *= blk.rate();
         if (b < 8) emit(kBlockNames[b], res_.data(), rows, blk.c_out());
     }
@@ -357,18 +358,18 @@ void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
         int64_t r = m * rows_per_frame;
         for (size_t b = n_low; b < n_block; ++b) {
             const CodecDecoderBlock& blk = d.blocks_[b];
-            blk.forward(xb, r, block_state_[b], res_hi_.data(), stage_.data(), tmp_.data(), pool_);
+            blk.forward(xb, r, block_state_[b], res_hi_.data(), stage_.data(), tmp_.data(), ctx_);
             xb = res_hi_.data();
             r *= blk.rate();
             if (b < 8) emit(kBlockNames[b], res_hi_.data(), r, blk.c_out());
         }
         float* fin = stage_.data() + kHead * co;
         float* o = out + f0 * spf;
-        d.final_snake_.forward(xb, co, r, fin, co, pool_);
-        d.final_conv_.forward(fin, co, r, final_state_.data(), o, 1, false, pool_);
+        d.final_snake_.forward(xb, co, r, fin, co, ctx_);
+        d.final_conv_.forward(fin, co, r, final_state_.data(), o, 1, false, ctx_);
         // The reference's index of the final conv is n_block + 2 ("decoder6").
         emit(final_tap_name_.c_str(), o, r, 1);
-        cpu::clamp(o, r, -1.0f, 1.0f, o);
+        backend::clamp(o, r, -1.0f, 1.0f, o);
     }
     pos_ += n;
 }

@@ -26,17 +26,18 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
 #include "model/codec_config.hpp"
 #include "model/codec_decoder_block.hpp"
 #include "model/codec_quantizer.hpp"
 #include "nn/codec_convnext.hpp"
 #include "nn/codec_transformer_layer.hpp"
 #include "nn/conv1d.hpp"
+#include "nn/rope.hpp"
 #include "nn/snake_beta.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class CodecStream;
 
 // Debug hook: called with a stable stage name ("quantizer", "pre_conv", "pre_transformer",
@@ -67,24 +68,24 @@ public:
     // → samples_per_frame()·n_frames samples in [-1, 1]. Equals the official
     // `Qwen3TTSTokenizerV2Decoder.forward` (and chunked_decode for n <= 300).
     std::vector<float> decode(const int64_t* codes, int64_t n_frames,
-                              ThreadPool* pool = nullptr) const;
+                              const backend::ExecContext& ctx = {}) const;
     // Same, with the shape given explicitly ([n_frames, n_codebook]); a wrong shape or a
     // size mismatch is an Error.
     std::vector<float> decode(const std::vector<int64_t>& codes, const std::vector<int64_t>& shape,
-                              ThreadPool* pool = nullptr) const;
+                              const backend::ExecContext& ctx = {}) const;
     // The official chunked_decode: independent forwards over chunks of chunk_size frames, each
     // with left_context earlier frames whose audio is dropped (positions restart per chunk).
     // This is what `Qwen3TTSTokenizer.decode` returns (300/25); for n > 300 it differs from
     // decode() at chunk boundaries, by design of the reference.
     std::vector<float> decode_chunked(const int64_t* codes, int64_t n_frames, int chunk_size = 300,
-                                      int left_context = 25, ThreadPool* pool = nullptr) const;
+                                      int left_context = 25, const backend::ExecContext& ctx = {}) const;
 
     // A streaming decoder with fresh (zero) state. max_chunk_frames bounds the frames per
     // internal step of the low-rate stages (transformer .. first decoder block, whose weights
     // are re-read once per step); calls with more frames are split internally. The high-rate
     // blocks run on sub-steps of conv_chunk_frames frames so their activations stay in cache.
     // Released model: scratch 21 MB at 32/4, 11 MB at 4/4, 3.5 MB at 1/1; state 5.2 MB.
-    std::unique_ptr<CodecStream> new_stream(ThreadPool* pool = nullptr, int max_chunk_frames = 32,
+    std::unique_ptr<CodecStream> new_stream(const backend::ExecContext& ctx = {}, int max_chunk_frames = 32,
                                             int conv_chunk_frames = 4) const;
 
 private:
@@ -95,9 +96,10 @@ private:
     CodecTransformerShape tshape_;
     CodecQuantizerDecoder quantizer_;
     CausalConv1d pre_conv_;
-    cpu::PackedConv input_proj_, output_proj_;
+    backend::ConvWeights input_proj_, output_proj_;
     std::vector<CodecTransformerLayer> layers_;
     std::vector<float> final_norm_;
+    RopeFrequencies rope_;
     std::vector<CausalConvTranspose1d> upsample_;
     std::vector<CodecConvNeXtBlock> convnext_;
     CausalConv1d dec_in_;  // decoder.0
@@ -128,7 +130,7 @@ public:
 
 private:
     friend class CodecDecoder;
-    CodecStream(const CodecDecoder& dec, ThreadPool* pool, int max_chunk_frames,
+    CodecStream(const CodecDecoder& dec, const backend::ExecContext& ctx, int max_chunk_frames,
                 int conv_chunk_frames);
     void step(const int64_t* codes, int64_t n, float* out);
     void emit(const char* name, const float* data, int64_t n_rows, int n_ch) const {
@@ -136,7 +138,7 @@ private:
     }
 
     const CodecDecoder& dec_;
-    ThreadPool* pool_;
+    backend::ExecContext ctx_;
     int max_chunk_;
     int conv_chunk_;
     int64_t pos_ = 0;

@@ -36,20 +36,20 @@ size_t CodecDecoderBlock::stage_floats(int64_t n_in) const {
 }
 
 void CodecDecoderBlock::forward(const float* x, int64_t n_in, CodecDecoderBlockState& st,
-                                float* res, float* stage, float* tmp, ThreadPool* pool) const {
+                                float* res, float* stage, float* tmp, const backend::ExecContext& ctx) const {
     const int ci = c_in(), co = c_out();
     float* up_in = stage + kStageHead * ci;
-    snake_.forward(x, ci, n_in, up_in, ci, pool);
-    up_.forward(up_in, ci, n_in, st.up.data(), res, co, pool);
+    snake_.forward(x, ci, n_in, up_in, ci, ctx);
+    up_.forward(up_in, ci, n_in, st.up.data(), res, co, ctx);
     const int64_t n = n_in * rate();
     float* conv_in = stage + kStageHead * co;
     for (int u = 0; u < 3; ++u) {
         const CodecResidualUnit& ru = units_[size_t(u)];
-        ru.act1.forward(res, co, n, conv_in, co, pool);
-        ru.conv1.forward(conv_in, co, n, st.conv1[size_t(u)].data(), tmp, co, false, pool);
-        ru.act2.forward(tmp, co, n, tmp, co, pool);
+        ru.act1.forward(res, co, n, conv_in, co, ctx);
+        ru.conv1.forward(conv_in, co, n, st.conv1[size_t(u)].data(), tmp, co, false, ctx);
+        ru.act2.forward(tmp, co, n, tmp, co, ctx);
         // conv2 has no left context (k=1): no state; the residual is added in the epilogue.
-        ru.conv2.forward(tmp, co, n, nullptr, res, co, true, pool);
+        ru.conv2.forward(tmp, co, n, nullptr, res, co, true, ctx);
     }
 }
 

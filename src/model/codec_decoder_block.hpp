@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
 #include "nn/conv1d.hpp"
 #include "nn/snake_beta.hpp"
 
@@ -49,7 +50,7 @@ public:
     // be res itself (it is consumed first). `stage` is scratch of
     // stage_floats(n_in) floats; `tmp` holds n_in·rate·c_out floats.
     void forward(const float* x, int64_t n_in, CodecDecoderBlockState& st, float* res,
-                 float* stage, float* tmp, ThreadPool* pool) const;
+                 float* stage, float* tmp, const backend::ExecContext& ctx) const;
     size_t stage_floats(int64_t n_in) const;
 
 private:

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "nn/codec_transformer_layer.hpp"
+#include "nn/rope.hpp"
 #include "weights/safetensors.hpp"
 
 namespace qwen3tts {
@@ -97,11 +97,11 @@ double CodecEncoder::flops(int64_t n_samples) const {
     return f + rvq_.flops(t12);
 }
 
-std::vector<int64_t> CodecEncoder::encode(const std::vector<float>& audio, ThreadPool* pool) const {
-    return encode(audio.data(), int64_t(audio.size()), pool);
+std::vector<int64_t> CodecEncoder::encode(const std::vector<float>& audio, const backend::ExecContext& ctx) const {
+    return encode(audio.data(), int64_t(audio.size()), ctx);
 }
 
-std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, ThreadPool* pool,
+std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, const backend::ExecContext& ctx,
                                           const CodecEncoderTapFn& tap) const {
     if (n <= 0)
         throw Error(ErrorCode::invalid_argument, "codec encoder: the audio is empty (0 samples)");
@@ -114,18 +114,18 @@ std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, ThreadP
     const int h = cfg_.hidden_size;
 
     // SEANet: [T25, hidden]
-    std::vector<float> x = seanet_.forward(audio, n, pool, opt_.chunk_samples);
+    std::vector<float> x = seanet_.forward(audio, n, ctx, opt_.chunk_samples);
     const int64_t t25 = seanet_.out_frames(n);
     if (tap) tap("seanet", x.data(), t25, h);
 
     // Transformer over positions 0..T25-1 (no final norm).
     {
         const int hd = tshape_.head_dim;
-        std::vector<float> cos(size_t(t25) * hd), sin(size_t(t25) * hd);
-        codec_rope_tables(0, t25, hd, cfg_.rope_theta, cos.data(), sin.data());
+        std::vector<float> cos(size_t(t25) * hd / 2), sin(size_t(t25) * hd / 2);
+        RopeFrequencies(cfg_.rope_theta, hd).tables(0, t25, cos.data(), sin.data());
         std::vector<float> scratch(MimiTransformerLayer::scratch_floats(tshape_, t25));
         for (const auto& layer : layers_)
-            layer.forward(x.data(), t25, cos.data(), sin.data(), scratch.data(), pool);
+            layer.forward(x.data(), t25, cos.data(), sin.data(), scratch.data(), ctx);
     }
     if (tap) tap("transformer", x.data(), t25, h);
 
@@ -145,7 +145,7 @@ std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, ThreadP
         std::vector<float> state(downsample_.state_floats());
         downsample_.init_state(state.data(), x.data(), true);
         z.resize(size_t(t12) * h);
-        downsample_.forward(cur, rows_p, state.data(), z.data(), h, pool);
+        downsample_.forward(cur, rows_p, state.data(), z.data(), h, ctx);
     } else {
         z = std::move(x);
     }
@@ -154,7 +154,7 @@ std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, ThreadP
     // Split RVQ, then the reference's trim to ceil(n / encode_downsample_rate) frames.
     const int n_code = rvq_.n_codebook();
     std::vector<int64_t> codes(size_t(t12) * n_code);
-    rvq_.encode(z.data(), t12, codes.data(), pool);
+    rvq_.encode(z.data(), t12, codes.data(), ctx);
     const int64_t keep = std::min(t12, n_frames(n));
     codes.resize(size_t(keep) * n_code);
     return codes;

@@ -30,12 +30,12 @@ void CodecQuantizerDecoder::load(const WeightMap& weights, const CodecDecoderCon
                              {out_dim_, vq_dim_, 1});
     const auto wr = load_f32(weights, "decoder.quantizer.rvq_rest.output_proj.weight",
                              {out_dim_, vq_dim_, 1});
-    proj_first_ = cpu::pack_linear(wf.data(), out_dim_, vq_dim_, nullptr);
-    proj_rest_ = cpu::pack_linear(wr.data(), out_dim_, vq_dim_, nullptr);
+    proj_first_ = backend::prepare_linear(wf.data(), out_dim_, vq_dim_, nullptr);
+    proj_rest_ = backend::prepare_linear(wr.data(), out_dim_, vq_dim_, nullptr);
 }
 
 void CodecQuantizerDecoder::dequantize(const int64_t* codes, int64_t n_frames, float* out,
-                                       int64_t ldo, float* scratch, ThreadPool* pool) const {
+                                       int64_t ldo, float* scratch, const backend::ExecContext& ctx) const {
     float* z0 = scratch;                                // [n, vq_dim]
     float* zr = scratch + size_t(n_frames) * vq_dim_;  // [n, vq_dim]
     const size_t table_size = size_t(codebook_size_) * vq_dim_;
@@ -50,8 +50,8 @@ void CodecQuantizerDecoder::dequantize(const int64_t* codes, int64_t n_frames, f
             for (int i = 0; i < vq_dim_; ++i) r[i] += e[i];
         }
     }
-    cpu::conv1d_gemm(proj_first_, z0, vq_dim_, n_frames, out, ldo, false, pool);
-    cpu::conv1d_gemm(proj_rest_, zr, vq_dim_, n_frames, out, ldo, true, pool);
+    backend::conv1d(ctx, proj_first_, z0, vq_dim_, n_frames, out, ldo, false);
+    backend::conv1d(ctx, proj_rest_, zr, vq_dim_, n_frames, out, ldo, true);
 }
 
 }  // namespace qwen3tts

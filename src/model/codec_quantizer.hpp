@@ -9,12 +9,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 #include "model/codec_config.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 class CodecQuantizerDecoder {
@@ -25,12 +24,12 @@ public:
     }
     // codes [n_frames, n_codebook] (already validated) → out [n_frames, codebook_dim] (stride ldo).
     void dequantize(const int64_t* codes, int64_t n_frames, float* out, int64_t ldo,
-                    float* scratch, ThreadPool* pool) const;
+                    float* scratch, const backend::ExecContext& ctx) const;
 
 private:
     int n_codebook_ = 0, codebook_size_ = 0, vq_dim_ = 0, out_dim_ = 0;
     std::vector<float> tables_;  // [n_codebook][codebook_size][vq_dim]
-    cpu::PackedConv proj_first_, proj_rest_;
+    backend::ConvWeights proj_first_, proj_rest_;
 };
 
 }  // namespace qwen3tts

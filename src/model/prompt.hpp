@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
 #include "model/code_predictor.hpp"
 #include "model/config.hpp"
 #include "model/talker.hpp"

@@ -126,24 +126,24 @@ std::vector<float> SpeakerEncoder::log_mel(const std::vector<float>& audio_24k) 
 }
 
 std::vector<float> SpeakerEncoder::embed(const std::vector<float>& audio_24k,
-                                         ThreadPool* pool) const {
+                                         const backend::ExecContext& ctx) const {
     const std::vector<float> mel = log_mel(audio_24k);  // [T, mel_dim]
     const int64_t n_frames = int64_t(mel.size()) / mel_.params().n_mels;
-    return embed_mel(mel.data(), n_frames, pool);
+    return embed_mel(mel.data(), n_frames, ctx);
 }
 
-std::vector<float> SpeakerEncoder::embed(const Audio& audio, ThreadPool* pool) const {
+std::vector<float> SpeakerEncoder::embed(const Audio& audio, const backend::ExecContext& ctx) const {
     if (audio.sample_rate != kSampleRate)
         throw Error(ErrorCode::invalid_argument, "speaker encoder: audio is at " +
                                                      std::to_string(audio.sample_rate) +
                                                      " Hz; it needs 24000 Hz (resample first)");
-    return embed(audio.samples, pool);
+    return embed(audio.samples, ctx);
 }
 
 // ref: Qwen3TTSSpeakerEncoder.forward. Channels-last throughout: the official [B, C, T] tensors
 // are our [T, C] rows, so the input transpose(1, 2) is a no-op here.
 std::vector<float> SpeakerEncoder::embed_mel(const float* mel, int64_t n_frames,
-                                             ThreadPool* pool) const {
+                                             const backend::ExecContext& ctx) const {
     if (n_frames < min_frames_)
         throw Error(ErrorCode::invalid_argument, "speaker encoder: " + std::to_string(n_frames) +
                                                      " mel frames; the reflect "
@@ -154,7 +154,7 @@ std::vector<float> SpeakerEncoder::embed_mel(const float* mel, int64_t n_frames,
     const int n_mels = mel_.params().n_mels;
 
     std::vector<float> x0(T * size_t(c0));  // blocks.0 output [T, ch0]
-    block0_.forward(mel, n_mels, n_frames, x0.data(), c0, pool);
+    block0_.forward(mel, n_mels, n_frames, x0.data(), c0, ctx);
 
     // Block outputs go straight into their columns of cat(x_1 .. x_{n-2}) [T, ch[-1]], the mfa
     // input; block b reads block b-1's columns.
@@ -164,18 +164,18 @@ std::vector<float> SpeakerEncoder::embed_mel(const float* mel, int64_t n_frames,
     int64_t ld_in = c0;
     int col = 0;
     for (const SeRes2NetBlock& b : blocks_) {
-        b.forward(in, ld_in, n_frames, cat.data() + col, cat_width, pool);
+        b.forward(in, ld_in, n_frames, cat.data() + col, cat_width, ctx);
         in = cat.data() + col;
         ld_in = cat_width;
         col += b.channels();
     }
 
     std::vector<float> m(T * size_t(mfa_.c_out()));  // [T, ch[-1]]
-    mfa_.forward(cat.data(), cat_width, n_frames, m.data(), mfa_.c_out(), pool);
+    mfa_.forward(cat.data(), cat_width, n_frames, m.data(), mfa_.c_out(), ctx);
 
-    const std::vector<float> pooled = asp_.forward(m.data(), mfa_.c_out(), n_frames, pool);
+    const std::vector<float> pooled = asp_.forward(m.data(), mfa_.c_out(), n_frames, ctx);
     std::vector<float> xvec(static_cast<size_t>(enc_dim_));
-    fc_.forward(pooled.data(), int64_t(pooled.size()), 1, xvec.data(), enc_dim_, nullptr);
+    fc_.forward(pooled.data(), int64_t(pooled.size()), 1, xvec.data(), enc_dim_, {ctx.kernels, nullptr});
     return xvec;
 }
 

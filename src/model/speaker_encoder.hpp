@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
 #include "audio/audio_reader.hpp"
 #include "audio/mel_spectrogram.hpp"
 #include "model/config.hpp"
@@ -31,7 +32,6 @@
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 class SpeakerEncoder {
@@ -55,13 +55,13 @@ class SpeakerEncoder {
     std::vector<float> log_mel(const std::vector<float>& audio_24k) const;
 
     // x-vector [enc_dim] of 24 kHz mono audio (the caller resamples other rates; see
-    // audio/resample.hpp). Errors as log_mel(). `pool` (optional) parallelises the convs.
-    std::vector<float> embed(const std::vector<float>& audio_24k, ThreadPool* pool = nullptr) const;
+    // audio/resample.hpp). Errors as log_mel(). `ctx` (its pool) parallelises the convs.
+    std::vector<float> embed(const std::vector<float>& audio_24k, const backend::ExecContext& ctx = {}) const;
     // Same, for decoded audio: Error(invalid_argument) unless audio.sample_rate is 24000.
-    std::vector<float> embed(const Audio& audio, ThreadPool* pool = nullptr) const;
+    std::vector<float> embed(const Audio& audio, const backend::ExecContext& ctx = {}) const;
     // The network alone on a log-mel [n_frames, mel_dim] (n_frames ≥ min_frames()).
     std::vector<float> embed_mel(const float* mel, int64_t n_frames,
-                                 ThreadPool* pool = nullptr) const;
+                                 const backend::ExecContext& ctx = {}) const;
     int64_t min_frames() const { return min_frames_; }
     // Multiply-adds ×2 of one embed_mel call over n_frames (for benchmarks).
     double flops(int64_t n_frames) const;

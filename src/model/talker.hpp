@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "backend/ops.hpp"
 #include "model/config.hpp"
 #include "nn/decoder_stack.hpp"
 

@@ -16,12 +16,12 @@ void CodecConvNeXtBlock::load(const WeightMap& weights, const std::string& prefi
     const auto b1 = load_f32(weights, prefix + ".pwconv1.bias", {4 * dim});
     const auto w2 = load_f32(weights, prefix + ".pwconv2.weight", {dim, 4 * dim});
     const auto b2 = load_f32(weights, prefix + ".pwconv2.bias", {dim});
-    pw1_ = cpu::pack_linear(w1.data(), 4 * dim, dim, b1.data());
-    pw2_ = cpu::pack_linear(w2.data(), dim, 4 * dim, b2.data());
+    pw1_ = backend::prepare_linear(w1.data(), 4 * dim, dim, b1.data());
+    pw2_ = backend::prepare_linear(w2.data(), dim, 4 * dim, b2.data());
 }
 
 void CodecConvNeXtBlock::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
-                                 int64_t ldy, float* scratch, ThreadPool* pool) const {
+                                 int64_t ldy, float* scratch, const backend::ExecContext& ctx) const {
     const int d = dim_;
     float* h = scratch;                          // [n_rows, dim]
     float* h4 = scratch + size_t(n_rows) * d;    // [n_rows, 4·dim]
@@ -38,11 +38,11 @@ void CodecConvNeXtBlock::forward(float* x, int64_t ldx, int64_t n_rows, float* s
         const float m = float(mean);
         for (int c = 0; c < d; ++c) r[c] = (r[c] - m) * inv * norm_w_[size_t(c)] + norm_b_[size_t(c)];
     }
-    cpu::conv1d_gemm(pw1_, h, d, n_rows, h4, 4 * d, false, pool);
+    backend::conv1d(ctx, pw1_, h, d, n_rows, h4, 4 * d, false);
     const int64_t n4 = n_rows * 4 * d;
     for (int64_t i = 0; i < n4; ++i)  // exact GELU
         h4[i] = 0.5f * h4[i] * (1.0f + std::erf(h4[i] * 0.70710678118654752440f));
-    cpu::conv1d_gemm(pw2_, h4, 4 * d, n_rows, h, d, false, pool);
+    backend::conv1d(ctx, pw2_, h4, 4 * d, n_rows, h, d, false);
     for (int64_t t = 0; t < n_rows; ++t)
         for (int c = 0; c < d; ++c)
             y[t * ldy + c] = x[t * ldx + c] + gamma_[size_t(c)] * h[t * d + c];

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 #include "nn/conv1d.hpp"
 
 namespace qwen3tts {
@@ -30,13 +30,13 @@ public:
     // x: n_rows current rows (stride ldx) with history() writable rows in front; state: the
     // dwconv's carried inputs. y [n_rows, dim] (stride ldy) must not overlap x.
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy,
-                 float* scratch, ThreadPool* pool) const;
+                 float* scratch, const backend::ExecContext& ctx) const;
 
 private:
     int dim_ = 0;
     CausalDepthwiseConv1d dwconv_;
     std::vector<float> norm_w_, norm_b_, gamma_;
-    cpu::PackedConv pw1_, pw2_;
+    backend::ConvWeights pw1_, pw2_;
 };
 
 }  // namespace qwen3tts

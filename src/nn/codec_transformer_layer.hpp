@@ -13,11 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 struct CodecTransformerShape {
@@ -40,16 +39,7 @@ struct SlidingKv {
     int64_t max_rows = 0;
 
     void reset(const CodecTransformerShape& s, int64_t max_rows_per_call);
-    void clear() { n_cached = 0; }
 };
-
-// RoPE tables for positions pos0 .. pos0+n_rows-1: cos/sin [n_rows, head_dim], halves
-// duplicated, computed in fp32 like transformers' default rope (inv_freq = 1/θ^(2i/d)).
-void codec_rope_tables(int64_t pos0, int64_t n_rows, int head_dim, float theta, float* cos_out,
-                       float* sin_out);
-
-// y = w ⊙ (x · rsqrt(mean(x²) + eps)), per row (fp32 statistics).
-void codec_rms_norm(const float* x, int64_t n_rows, int dim, const float* w, float eps, float* y);
 
 class CodecTransformerLayer {
 public:
@@ -61,17 +51,17 @@ public:
     double flops(int64_t n_rows) const;
 
     // u [n_rows, hidden] is updated in place; rows are positions pos0 .. pos0+n_rows-1.
-    // n_rows <= kv.max_rows. cos/sin from codec_rope_tables.
+    // n_rows <= kv.max_rows. cos/sin [n_rows, head_dim/2] (nn/rope.hpp) for those positions.
     void forward(float* u, int64_t n_rows, int64_t pos0, const float* cos, const float* sin,
-                 SlidingKv& kv, float* scratch, ThreadPool* pool) const;
+                 SlidingKv& kv, float* scratch, const backend::ExecContext& ctx) const;
 
 private:
     CodecTransformerShape s_;
     std::vector<float> in_norm_, post_norm_, attn_scale_, mlp_scale_;
-    cpu::PackedConv qkv_;     // [q_dim + 2·kv_dim] outputs
-    cpu::PackedConv o_;
-    cpu::PackedConv gate_up_; // [2·intermediate] outputs: gate then up
-    cpu::PackedConv down_;
+    backend::ConvWeights qkv_;     // [q_dim + 2·kv_dim] outputs
+    backend::ConvWeights o_;
+    backend::ConvWeights gate_up_; // [2·intermediate] outputs: gate then up
+    backend::ConvWeights down_;
 };
 
 }  // namespace qwen3tts

@@ -21,7 +21,7 @@ std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
     return t.to_f32();
 }
 
-cpu::PackedConv load_stacked_linear(const WeightMap& weights, const std::vector<std::string>& names,
+backend::ConvWeights load_stacked_linear(const WeightMap& weights, const std::vector<std::string>& names,
                                     const std::vector<int>& rows, int in) {
     std::vector<float> stacked;
     int total = 0;
@@ -30,7 +30,7 @@ cpu::PackedConv load_stacked_linear(const WeightMap& weights, const std::vector<
         stacked.insert(stacked.end(), w.begin(), w.end());
         total += rows[i];
     }
-    return cpu::pack_linear(stacked.data(), total, in, nullptr);
+    return backend::prepare_linear(stacked.data(), total, in, nullptr);
 }
 
 }  // namespace qwen3tts

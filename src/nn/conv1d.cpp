@@ -29,14 +29,14 @@ void CausalConv1d::load(const WeightMap& weights, const std::string& prefix, int
                         int kernel, int dilation) {
     const auto w = load_f32(weights, prefix + ".weight", {c_out, c_in, kernel});
     const auto b = load_f32(weights, prefix + ".bias", {c_out});
-    w_ = cpu::pack_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());
+    w_ = backend::prepare_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());
 }
 
 void CausalConv1d::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
-                           int64_t ldy, bool accumulate, ThreadPool* pool) const {
+                           int64_t ldy, bool accumulate, const backend::ExecContext& ctx) const {
     const int64_t h = history();
     load_history(state, h, w_.c_in, x, ldx);
-    cpu::conv1d_gemm(w_, x - h * ldx, ldx, n_rows, y, ldy, accumulate, pool);
+    backend::conv1d(ctx, w_, x - h * ldx, ldx, n_rows, y, ldy, accumulate);
     save_history(x, ldx, n_rows, h, w_.c_in, state);
 }
 
@@ -84,7 +84,7 @@ void CausalConvTranspose1d::load(const WeightMap& weights, const std::string& pr
     phases_.clear();
     for (int r = 0; r < stride; ++r)
         phases_.push_back(
-            cpu::pack_conv_transpose1d_phase(w.data(), c_in, c_out, kernel, stride, r, b.data()));
+            backend::prepare_conv_transpose1d_phase(w.data(), c_in, c_out, kernel, stride, r, b.data()));
 }
 
 double CausalConvTranspose1d::flops(int64_t n_in) const {
@@ -94,12 +94,11 @@ double CausalConvTranspose1d::flops(int64_t n_in) const {
 }
 
 void CausalConvTranspose1d::forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y,
-                                    int64_t ldy, ThreadPool* pool) const {
+                                    int64_t ldy, const backend::ExecContext& ctx) const {
     const int64_t h = history();
     load_history(state, h, c_in_, x, ldx);
     for (int r = 0; r < stride_; ++r)
-        cpu::conv1d_gemm(phases_[size_t(r)], x - h * ldx, ldx, n_in, y + r * ldy, ldy * stride_,
-                         false, pool);
+        backend::conv1d(ctx, phases_[size_t(r)], x - h * ldx, ldx, n_in, y + r * ldy, ldy * stride_, false);
     save_history(x, ldx, n_in, h, c_in_, state);
 }
 

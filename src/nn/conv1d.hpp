@@ -14,11 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 // Conv1d(c_in, c_out, kernel, dilation), left zero padding (kernel-1)·dilation, stride 1.
@@ -36,10 +35,10 @@ public:
     // y[t] (+)= conv over rows x[t - history() .. t]; x rows have stride ldx >= c_in.
     // y must not overlap x or its history rows.
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy,
-                 bool accumulate, ThreadPool* pool) const;
+                 bool accumulate, const backend::ExecContext& ctx) const;
 
 private:
-    cpu::PackedConv w_;
+    backend::ConvWeights w_;
 };
 
 // Depthwise Conv1d(dim, dim, kernel, groups=dim), causal (ConvNeXt's dwconv). Cheap (runs at
@@ -78,11 +77,11 @@ public:
 
     // y: n_in·stride rows of c_out (row stride ldy). Same x/state protocol as CausalConv1d.
     void forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y, int64_t ldy,
-                 ThreadPool* pool) const;
+                 const backend::ExecContext& ctx) const;
 
 private:
     int c_in_ = 0, c_out_ = 0, kernel_ = 0, stride_ = 1;
-    std::vector<cpu::PackedConv> phases_;  // [stride]
+    std::vector<backend::ConvWeights> phases_;  // [stride]
 };
 
 }  // namespace qwen3tts

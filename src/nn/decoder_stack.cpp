@@ -74,16 +74,16 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         }
         backend::rms_norm(sc.q.data(), l.q_norm.data(), n * s.n_head, hd, s.eps, sc.q.data());
         backend::rms_norm(sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps, sc.k.data());
-        backend::rope_inplace(sc.q.data(), n, s.n_head, hd, 0, sc.rope_cos.data(),
-                              sc.rope_sin.data());
-        backend::rope_inplace(sc.k.data(), n, s.n_head_kv, hd, 0, sc.rope_cos.data(),
-                              sc.rope_sin.data());
+        backend::rope(sc.q.data(), n, s.n_head * hd, s.n_head, hd, sc.rope_cos.data(),
+                      sc.rope_sin.data());
+        backend::rope(sc.k.data(), n, kvd, s.n_head_kv, hd, sc.rope_cos.data(),
+                      sc.rope_sin.data());
         float* kc = cache.keys(il);
         float* vc = cache.values(il);
         std::memcpy(kc + pos0 * kvd, sc.k.data(), size_t(n * kvd) * sizeof(float));
         std::memcpy(vc + pos0 * kvd, sc.v.data(), size_t(n * kvd) * sizeof(float));
-        backend::attention(ctx, sc.q.data(), kc, vc, n, pos0, s.n_head, s.n_head_kv, hd,
-                           sc.attn.data());
+        backend::attention(ctx, sc.q.data(), s.n_head * hd, kc, vc, kvd, n, pos0,
+                           {s.n_head, s.n_head_kv, hd, 0}, sc.attn.data(), s.n_head * hd);
         backend::linear(ctx, sc.attn.data(), n, *l.o, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "backend/cpu/mimi_elu.hpp"
+#include "backend/ops.hpp"
 #include "core/error.hpp"
 #include "nn/codec_weights.hpp"
 
@@ -33,7 +33,7 @@ void MimiStridedConv1d::load(const WeightMap& weights, const std::string& prefix
                 for (int i = 0; i < c_in; ++i)
                     wb[(size_t(o) * cin_b + size_t(r) * c_in + size_t(i)) * m + size_t(bk)] =
                         w[(size_t(o) * c_in + size_t(i)) * kernel + size_t(bk * stride + r)];
-    w_ = cpu::pack_conv1d(wb.data(), c_out, cin_b, m, 1, bias ? b.data() : nullptr);
+    w_ = backend::prepare_conv1d(wb.data(), c_out, cin_b, m, 1, bias ? b.data() : nullptr);
 }
 
 void MimiStridedConv1d::init_state(float* state, const float* first_row, bool replicate) const {
@@ -42,19 +42,14 @@ void MimiStridedConv1d::init_state(float* state, const float* first_row, bool re
 }
 
 void MimiStridedConv1d::forward(float* x, int64_t n_in, float* state, float* y, int64_t ldy,
-                                ThreadPool* pool) const {
+                                const backend::ExecContext& ctx) const {
     QWEN3TTS_ASSERT(n_in % stride_ == 0);
     const int64_t h = history();
     const size_t row = sizeof(float) * size_t(c_in_);
     std::memcpy(x - h * c_in_, state, row * size_t(h));
-    cpu::conv1d_gemm(w_, x - h * c_in_, int64_t(stride_) * c_in_, n_in / stride_, y, ldy, false,
-                     pool);
+    backend::conv1d(ctx, w_, x - h * c_in_, int64_t(stride_) * c_in_, n_in / stride_, y, ldy, false);
     // The last h rows of [x - h, x + n_in) (partly old history when n_in < h).
     std::memmove(state, x + (n_in - h) * c_in_, row * size_t(h));
-}
-
-void mimi_elu(const float* x, int64_t n, float* y) {
-    cpu::elu(x, n, y);
 }
 
 }  // namespace qwen3tts

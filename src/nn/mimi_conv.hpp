@@ -19,11 +19,10 @@
 #include <cstdint>
 #include <string>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 class MimiStridedConv1d {
@@ -47,14 +46,11 @@ class MimiStridedConv1d {
     // in front; n_in must be a multiple of stride(). Writes n_in/stride rows of c_out to y
     // (row stride ldy) and carries the last history() inputs in `state`.
     void forward(float* x, int64_t n_in, float* state, float* y, int64_t ldy,
-                 ThreadPool* pool) const;
+                 const backend::ExecContext& ctx) const;
 
   private:
     int c_in_ = 0, c_out_ = 0, kernel_ = 0, stride_ = 1;
-    cpu::PackedConv w_;  // m taps over blocks of stride·c_in values
+    backend::ConvWeights w_;  // m taps over blocks of stride·c_in values
 };
-
-// ELU with α = 1: y = x > 0 ? x : expm1(x), n values, in place allowed.
-void mimi_elu(const float* x, int64_t n, float* y);
 
 }  // namespace qwen3tts

@@ -18,7 +18,7 @@ void MimiSplitRvqEncoder::load_rvq(const WeightMap& weights, const std::string& 
     rvq.has_proj = d != h;
     if (rvq.has_proj) {
         const auto w = load_f32(weights, prefix + ".input_proj.weight", {d, h, 1});
-        rvq.in_proj = cpu::pack_linear(w.data(), d, h, nullptr);
+        rvq.in_proj = backend::prepare_linear(w.data(), d, h, nullptr);
     }
     rvq.levels.resize(size_t(n_levels));
     for (int l = 0; l < n_levels; ++l) {
@@ -40,7 +40,7 @@ void MimiSplitRvqEncoder::load_rvq(const WeightMap& weights, const std::string& 
             aug[size_t(k) * (d + 2) + d] = 1.0f;
             aug[size_t(k) * (d + 2) + d + 1] = float(norm);
         }
-        cb.dist = cpu::pack_linear(aug.data(), size, d + 2, nullptr);
+        cb.dist = backend::prepare_linear(aug.data(), size, d + 2, nullptr);
     }
 }
 
@@ -62,12 +62,12 @@ double MimiSplitRvqEncoder::flops(int64_t n) const {
 }
 
 void MimiSplitRvqEncoder::encode_rvq(const Rvq& rvq, const float* z, int64_t n, int64_t* codes,
-                                     int code0, ThreadPool* pool) const {
+                                     int code0, const backend::ExecContext& ctx) const {
     if (rvq.levels.empty()) return;
     const int d = s_.dim, size = s_.codebook_size, n_code = n_codebook();
     std::vector<float> r(size_t(n) * d);  // residual [n, dim]
     if (rvq.has_proj)
-        cpu::conv1d_gemm(rvq.in_proj, z, s_.hidden, n, r.data(), d, false, pool);
+        backend::conv1d(ctx, rvq.in_proj, z, s_.hidden, n, r.data(), d, false);
     else
         std::memcpy(r.data(), z, sizeof(float) * r.size());
     std::vector<float> aug(size_t(n) * (d + 2));  // [-2r, ‖r‖², 1]
@@ -85,7 +85,7 @@ void MimiSplitRvqEncoder::encode_rvq(const Rvq& rvq, const float* z, int64_t n, 
             at[d] = float(norm);
             at[d + 1] = 1.0f;
         }
-        cpu::conv1d_gemm(cb.dist, aug.data(), d + 2, n, dist.data(), size, false, pool);
+        backend::conv1d(ctx, cb.dist, aug.data(), d + 2, n, dist.data(), size, false);
         for (int64_t t = 0; t < n; ++t) {
             const float* dt = dist.data() + t * size;
             int best = 0;
@@ -106,9 +106,9 @@ void MimiSplitRvqEncoder::encode_rvq(const Rvq& rvq, const float* z, int64_t n, 
 }
 
 void MimiSplitRvqEncoder::encode(const float* z, int64_t n, int64_t* codes,
-                                 ThreadPool* pool) const {
-    encode_rvq(semantic_, z, n, codes, 0, pool);
-    encode_rvq(acoustic_, z, n, codes, s_.n_semantic, pool);
+                                 const backend::ExecContext& ctx) const {
+    encode_rvq(semantic_, z, n, codes, 0, ctx);
+    encode_rvq(acoustic_, z, n, codes, s_.n_semantic, ctx);
 }
 
 }  // namespace qwen3tts

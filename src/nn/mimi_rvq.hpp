@@ -17,11 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 struct MimiRvqShape {
@@ -46,21 +45,21 @@ class MimiSplitRvqEncoder {
     double flops(int64_t n_rows) const;
 
     // z [n, hidden] → codes [n, n_codebook()] row-major.
-    void encode(const float* z, int64_t n, int64_t* codes, ThreadPool* pool) const;
+    void encode(const float* z, int64_t n, int64_t* codes, const backend::ExecContext& ctx) const;
 
   private:
     struct Codebook {
         std::vector<float> embed;  // [size, dim]
-        cpu::PackedConv dist;      // rows [E_k, 1, ‖E_k‖²]: squared distances as one GEMM
+        backend::ConvWeights dist;      // rows [E_k, 1, ‖E_k‖²]: squared distances as one GEMM
     };
     struct Rvq {
         bool has_proj = false;
-        cpu::PackedConv in_proj;  // hidden → dim
+        backend::ConvWeights in_proj;  // hidden → dim
         std::vector<Codebook> levels;
     };
     void load_rvq(const WeightMap& weights, const std::string& prefix, int n_levels, Rvq& rvq);
     void encode_rvq(const Rvq& rvq, const float* z, int64_t n, int64_t* codes, int code0,
-                    ThreadPool* pool) const;
+                    const backend::ExecContext& ctx) const;
 
     MimiRvqShape s_;
     Rvq semantic_, acoustic_;

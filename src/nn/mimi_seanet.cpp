@@ -4,22 +4,8 @@
 #include <cstring>
 
 #include "core/error.hpp"
-#include "core/thread_pool.hpp"
 
 namespace qwen3tts {
-
-namespace {
-
-// ELU of n_rows·ch values, split over the pool for the long 24 kHz stages.
-void elu_rows(const float* x, int64_t n, float* y, ThreadPool* pool) {
-    if (pool && pool->size() > 1 && n >= 65536) {
-        pool->parallel_for(n, 4096, [&](int64_t b, int64_t e) { mimi_elu(x + b, e - b, y + b); });
-    } else {
-        mimi_elu(x, n, y);
-    }
-}
-
-}  // namespace
 
 int64_t MimiSeanetShape::hop() const {
     int64_t p = 1;
@@ -74,7 +60,7 @@ double MimiSeanetEncoder::flops(int64_t n_samples) const {
     return f + last_.flops(rows);
 }
 
-std::vector<float> MimiSeanetEncoder::forward(const float* audio, int64_t n, ThreadPool* pool,
+std::vector<float> MimiSeanetEncoder::forward(const float* audio, int64_t n, const backend::ExecContext& ctx,
                                               int64_t chunk_samples) const {
     QWEN3TTS_ASSERT(n > 0);
     const int64_t hop = s_.hop();
@@ -118,34 +104,34 @@ std::vector<float> MimiSeanetEncoder::forward(const float* audio, int64_t n, Thr
         float* x0 = in.data() + first_.history();
         std::memcpy(x0, audio + start, sizeof(float) * size_t(rows));
         float* h = n_stage ? buf[0].h.data() : h_last.data();
-        first_.forward(x0, 1, rows, state_first.data(), h, first_.c_out(), false, pool);
+        first_.forward(x0, 1, rows, state_first.data(), h, first_.c_out(), false, ctx);
         for (size_t i = 0; i < n_stage; ++i) {
             const Stage& st = stages_[i];
             Buffers& b = buf[i];
             const int d = st.dim, hid = d / s_.compress;
             float* act = b.act.data() + b.act_hist * d;
             for (size_t j = 0; j < st.res.size(); ++j) {
-                elu_rows(h, rows * d, act, pool);
+                backend::elu(ctx, h, rows * d, act);
                 st.res[j].conv_a.forward(act, d, rows, b.state_a[j].data(), b.b.data(), hid, false,
-                                         pool);
-                elu_rows(b.b.data(), rows * hid, b.b.data(), pool);
+                                         ctx);
+                backend::elu(ctx, b.b.data(), rows * hid, b.b.data());
                 // y = h + conv_b(...): the identity skip, accumulated in place.
-                st.res[j].conv_b.forward(b.b.data(), hid, rows, &no_state, h, d, true, pool);
+                st.res[j].conv_b.forward(b.b.data(), hid, rows, &no_state, h, d, true, ctx);
             }
-            elu_rows(h, rows * d, act, pool);
+            backend::elu(ctx, h, rows * d, act);
             // Right zero padding to the stride grid (only the stream's last chunk is short).
             const int s = st.down.stride();
             const int64_t rows_p = (rows + s - 1) / s * s;
             std::fill(act + rows * d, act + rows_p * d, 0.0f);
             float* next = i + 1 < n_stage ? buf[i + 1].h.data() : h_last.data();
-            st.down.forward(act, rows_p, b.state_down.data(), next, 2 * d, pool);
+            st.down.forward(act, rows_p, b.state_down.data(), next, 2 * d, ctx);
             rows = rows_p / s;
             h = next;
         }
         float* act = act_last.data() + last_.history() * last_dim;
-        elu_rows(h, rows * last_dim, act, pool);
+        backend::elu(ctx, h, rows * last_dim, act);
         last_.forward(act, last_dim, rows, state_last.data(), out.data() + frame * s_.hidden,
-                      s_.hidden, false, pool);
+                      s_.hidden, false, ctx);
         frame += rows;
     }
     QWEN3TTS_ASSERT(frame == out_frames(n));

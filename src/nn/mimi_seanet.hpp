@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
 #include "nn/conv1d.hpp"
 #include "nn/mimi_conv.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 struct MimiSeanetShape {
@@ -51,7 +51,7 @@ class MimiSeanetEncoder {
 
     // audio [n] → [out_frames(n), hidden] row-major. chunk_samples is rounded up to a
     // multiple of hop (scratch ≈ 4·F·4 bytes per chunk sample).
-    std::vector<float> forward(const float* audio, int64_t n, ThreadPool* pool,
+    std::vector<float> forward(const float* audio, int64_t n, const backend::ExecContext& ctx,
                                int64_t chunk_samples = 9600) const;
 
   private:

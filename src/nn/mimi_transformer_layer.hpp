@@ -17,11 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 struct MimiTransformerShape {
@@ -37,10 +36,6 @@ struct MimiTransformerShape {
     int kv_dim() const { return n_head_kv * head_dim; }
 };
 
-// y = (x − mean) / sqrt(var + eps) · w + b per row (biased variance, as torch LayerNorm).
-void mimi_layer_norm(const float* x, int64_t n_rows, int dim, const float* w, const float* b,
-                     float eps, float* y);
-
 class MimiTransformerLayer {
   public:
     // Tensors under <prefix>: input_layernorm.{weight,bias}, self_attn.{q,k,v,o}_proj.weight,
@@ -50,20 +45,18 @@ class MimiTransformerLayer {
     static size_t scratch_floats(const MimiTransformerShape& s, int64_t n_rows);
     double flops(int64_t n_rows) const;
 
-    // x [n_rows, hidden] updated in place. cos/sin [n_rows, head_dim] (codec_rope_tables).
+    // x [n_rows, hidden] updated in place. cos/sin [n_rows, head_dim/2] (nn/rope.hpp).
     void forward(float* x, int64_t n_rows, const float* cos, const float* sin, float* scratch,
-                 ThreadPool* pool) const;
+                 const backend::ExecContext& ctx) const;
 
   private:
-    void attention(const float* qkv, int64_t n_rows, float* att, ThreadPool* pool) const;
-
     MimiTransformerShape s_;
     std::vector<float> in_norm_w_, in_norm_b_, post_norm_w_, post_norm_b_;
     std::vector<float> attn_scale_, mlp_scale_;
-    cpu::PackedConv qkv_;  // [q_dim + 2·kv_dim] outputs: q, k, v
-    cpu::PackedConv o_;
-    cpu::PackedConv fc1_;
-    cpu::PackedConv fc2_;
+    backend::ConvWeights qkv_;  // [q_dim + 2·kv_dim] outputs: q, k, v
+    backend::ConvWeights o_;
+    backend::ConvWeights fc1_;
+    backend::ConvWeights fc2_;
 };
 
 }  // namespace qwen3tts

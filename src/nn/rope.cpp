@@ -16,8 +16,8 @@ void RopeFrequencies::tables(int64_t pos0, int64_t n, float* cos_out, float* sin
     for (int64_t p = 0; p < n; ++p)
         for (int64_t i = 0; i < h; ++i) {
             const float angle = float(pos0 + p) * inv_freq_[size_t(i)];
-            cos_out[p * h + i] = std::cos(angle);
-            sin_out[p * h + i] = std::sin(angle);
+            cos_out[p * h + i] = float(std::cos(double(angle)));
+            sin_out[p * h + i] = float(std::sin(double(angle)));
         }
 }
 

@@ -1,10 +1,13 @@
 // Rotate-half RoPE angles, computed in f32 as Hugging Face does: inv_freq[i] = 1/θ^(2i/d),
-// angle = f32(pos)·inv_freq[i]. Tables are produced per forward call for the positions it
+// angle = f32(pos)·inv_freq[i]; cos/sin of the f32 angle rounded to f32. The one RoPE table of
+// every model (talker, code predictor, codec decoder and encoder transformers); the rotation
+// itself is backend::rope. Tables are produced per forward call for the positions it
 // covers (a few hundred trig calls), so the shared model holds no position-dependent state.
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
 
 namespace qwen3tts {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "backend/cpu/codec_elementwise.hpp"
+#include "backend/ops.hpp"
 #include "nn/codec_weights.hpp"
 
 namespace qwen3tts {
@@ -15,8 +15,8 @@ void SnakeBeta::load(const WeightMap& weights, const std::string& prefix, int di
 }
 
 void SnakeBeta::forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
-                        ThreadPool* pool) const {
-    cpu::snake_beta(x, ldx, n_rows, dim(), a_.data(), inv_b_.data(), y, ldy, pool);
+                        const backend::ExecContext& ctx) const {
+    backend::snake_beta(ctx, x, ldx, n_rows, dim(), a_.data(), inv_b_.data(), y, ldy);
 }
 
 }  // namespace qwen3tts

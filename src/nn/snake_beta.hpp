@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
+
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 class SnakeBeta {
@@ -19,7 +20,7 @@ public:
     int dim() const { return int(a_.size()); }
     // Channels-last rows; in place allowed (y == x, ldy == ldx).
     void forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
-                 ThreadPool* pool) const;
+                 const backend::ExecContext& ctx) const;
 
 private:
     std::vector<float> a_;      // exp(alpha)

@@ -12,7 +12,7 @@ void ReflectConv1d::load(const WeightMap& weights, const std::string& prefix, in
                          int kernel, int dilation, bool relu) {
     const auto w = load_f32(weights, prefix + ".weight", {c_out, c_in, kernel});
     const auto b = load_f32(weights, prefix + ".bias", {c_out});
-    w_ = cpu::pack_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());
+    w_ = backend::prepare_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());
     relu_ = relu;
 }
 
@@ -26,11 +26,11 @@ void relu_rows(float* y, int64_t ld, int64_t n_rows, int n_col) {
 // ref: torch Conv1d._conv_forward with padding_mode="reflect":
 //      F.conv1d(F.pad(x, _reversed_padding_repeated_twice, mode="reflect"), w, b, dilation=d)
 void ReflectConv1d::forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
-                            ThreadPool* pool) const {
+                            const backend::ExecContext& ctx) const {
     const int c = w_.c_in;
     const int64_t pl = pad_left(), pr = pad_right();
     if (pl == 0 && pr == 0) {
-        cpu::conv1d_gemm(w_, x, ldx, n_rows, y, ldy, false, pool);
+        backend::conv1d(ctx, w_, x, ldx, n_rows, y, ldy, false);
     } else {
         QWEN3TTS_ASSERT(n_rows >= min_rows());
         // padded[j] = x[reflect(j - pl)], j in [0, pl + T + pr), dense rows of c_in.
@@ -42,7 +42,7 @@ void ReflectConv1d::forward(const float* x, int64_t ldx, int64_t n_rows, float* 
             std::memcpy(padded.data() + size_t(j) * size_t(c), x + src * ldx,
                         sizeof(float) * size_t(c));
         }
-        cpu::conv1d_gemm(w_, padded.data(), c, n_rows, y, ldy, false, pool);
+        backend::conv1d(ctx, w_, padded.data(), c, n_rows, y, ldy, false);
     }
     if (relu_) relu_rows(y, ldy, n_rows, w_.c_out);
 }

@@ -18,11 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 
 namespace qwen3tts {
 
-class ThreadPool;
 class WeightMap;
 
 class ReflectConv1d {
@@ -42,10 +41,10 @@ class ReflectConv1d {
     // y[T, c_out] (row stride ldy) = act(conv(x[T, c_in] (row stride ldx))). x and y must not
     // overlap. Allocates a padded copy of x when kernel > 1.
     void forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
-                 ThreadPool* pool) const;
+                 const backend::ExecContext& ctx) const;
 
   private:
-    cpu::PackedConv w_;
+    backend::ConvWeights w_;
     bool relu_ = false;
 };
 

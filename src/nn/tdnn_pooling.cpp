@@ -52,7 +52,7 @@ void AttentiveStatsPooling::load(const WeightMap& weights, const std::string& pr
         std::copy(row + c, row + 3 * c,
                   tdnn_context_w_.begin() + std::ptrdiff_t(size_t(o) * size_t(2 * c)));
     }
-    tdnn_frame_ = cpu::pack_linear(w_frame.data(), a, c, nullptr);
+    tdnn_frame_ = backend::prepare_linear(w_frame.data(), a, c, nullptr);
     conv_.load(weights, prefix + ".conv", a, c, 1, 1, false);
 }
 
@@ -62,7 +62,7 @@ double AttentiveStatsPooling::flops(int64_t n_rows) const {
 
 // ref: AttentiveStatisticsPooling.forward (batch of one, full-length mask)
 std::vector<float> AttentiveStatsPooling::forward(const float* x, int64_t ldx, int64_t n_rows,
-                                                  ThreadPool* pool) const {
+                                                  const backend::ExecContext& ctx) const {
     const int c = channels_, a = attention_;
     const size_t T = size_t(n_rows);
 
@@ -82,7 +82,7 @@ std::vector<float> AttentiveStatsPooling::forward(const float* x, int64_t ldx, i
         bias[size_t(o)] = float(s);
     }
     std::vector<float> h(T * size_t(a));
-    cpu::conv1d_gemm(tdnn_frame_, x, ldx, n_rows, h.data(), a, false, pool);
+    backend::conv1d(ctx, tdnn_frame_, x, ldx, n_rows, h.data(), a, false);
     for (size_t t = 0; t < T; ++t)
         for (int o = 0; o < a; ++o) {
             float& v = h[t * size_t(a) + size_t(o)];
@@ -91,7 +91,7 @@ std::vector<float> AttentiveStatsPooling::forward(const float* x, int64_t ldx, i
 
     // α = softmax over time, per channel, of conv(h)   [T, C]
     std::vector<float> att(T * size_t(c));
-    conv_.forward(h.data(), a, n_rows, att.data(), c, pool);
+    conv_.forward(h.data(), a, n_rows, att.data(), c, ctx);
     std::vector<float> peak(static_cast<size_t>(c), -INFINITY);
     for (size_t t = 0; t < T; ++t)
         for (int j = 0; j < c; ++j)

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/conv_gemm.hpp"
+#include "backend/ops.hpp"
 #include "nn/tdnn.hpp"
 
 namespace qwen3tts {
@@ -29,7 +29,7 @@ class AttentiveStatsPooling {
     double flops(int64_t n_rows) const;
 
     // x [T, C] (row stride ldx) → [2C] = cat(weighted mean, weighted std).
-    std::vector<float> forward(const float* x, int64_t ldx, int64_t n_rows, ThreadPool* pool) const;
+    std::vector<float> forward(const float* x, int64_t ldx, int64_t n_rows, const backend::ExecContext& ctx) const;
 
   private:
     int channels_ = 0, attention_ = 0;
@@ -38,7 +38,7 @@ class AttentiveStatsPooling {
     // b + W[:, C:2C]·μ + W[:, 2C:]·σ.
     // diverges: same sums, but the 2C constant columns are applied once instead of at every
     // frame, because they would triple the cost of this layer.
-    cpu::PackedConv tdnn_frame_;
+    backend::ConvWeights tdnn_frame_;
     std::vector<float> tdnn_context_w_;  // [A, 2C], row-major
     std::vector<float> tdnn_bias_;       // [A]
     ReflectConv1d conv_;                 // A → C, k1, no activation

@@ -39,29 +39,29 @@ double SeRes2NetBlock::flops(int64_t n_rows) const {
 
 // ref: SqueezeExcitationRes2NetBlock.forward, Res2NetBlock.forward, SqueezeExcitationBlock.forward
 void SeRes2NetBlock::forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
-                             ThreadPool* pool) const {
+                             const backend::ExecContext& ctx) const {
     const int c = channels_, w = width_;
     const size_t T = size_t(n_rows);
     std::vector<float> a(T * size_t(c));  // tdnn1 output [T, C]
-    tdnn1_.forward(x, ldx, n_rows, a.data(), c, pool);
+    tdnn1_.forward(x, ldx, n_rows, a.data(), c, ctx);
 
     // Res2Net: z [T, C], chunk i = columns [i·w, (i+1)·w).
     std::vector<float> z(T * size_t(c));
     std::vector<float> sum(T * size_t(w));  // y_i + z_{i-1}, [T, w]
     for (size_t t = 0; t < T; ++t)
         for (int j = 0; j < w; ++j) z[t * size_t(c) + size_t(j)] = a[t * size_t(c) + size_t(j)];
-    res2net_[0].forward(a.data() + w, c, n_rows, z.data() + w, c, pool);
+    res2net_[0].forward(a.data() + w, c, n_rows, z.data() + w, c, ctx);
     for (int i = 2; i < scale_; ++i) {
         const size_t col = size_t(i) * size_t(w);
         for (size_t t = 0; t < T; ++t)
             for (int j = 0; j < w; ++j)
                 sum[t * size_t(w) + size_t(j)] = a[t * size_t(c) + col + size_t(j)] +
                                                  z[t * size_t(c) + col - size_t(w) + size_t(j)];
-        res2net_[size_t(i - 1)].forward(sum.data(), w, n_rows, z.data() + col, c, pool);
+        res2net_[size_t(i - 1)].forward(sum.data(), w, n_rows, z.data() + col, c, ctx);
     }
 
     std::vector<float>& b = a;  // tdnn2 output [T, C] (tdnn1's buffer is free again)
-    tdnn2_.forward(z.data(), c, n_rows, b.data(), c, pool);
+    tdnn2_.forward(z.data(), c, n_rows, b.data(), c, ctx);
 
     // Squeeze-excitation: the mean over time is a single row through two k=1 convs.
     std::vector<double> acc(static_cast<size_t>(c), 0.0);
@@ -70,9 +70,9 @@ void SeRes2NetBlock::forward(const float* x, int64_t ldx, int64_t n_rows, float*
     std::vector<float> mean(static_cast<size_t>(c));
     for (int j = 0; j < c; ++j) mean[size_t(j)] = float(acc[size_t(j)] / double(n_rows));
     std::vector<float> squeezed(size_t(se_conv1_.c_out()));
-    se_conv1_.forward(mean.data(), c, 1, squeezed.data(), se_conv1_.c_out(), nullptr);
+    se_conv1_.forward(mean.data(), c, 1, squeezed.data(), se_conv1_.c_out(), {ctx.kernels, nullptr});
     std::vector<float> gate(static_cast<size_t>(c));
-    se_conv2_.forward(squeezed.data(), se_conv1_.c_out(), 1, gate.data(), c, nullptr);
+    se_conv2_.forward(squeezed.data(), se_conv1_.c_out(), 1, gate.data(), c, {ctx.kernels, nullptr});
     for (float& g : gate) g = 1.0f / (1.0f + std::exp(-g));
 
     for (size_t t = 0; t < T; ++t) {

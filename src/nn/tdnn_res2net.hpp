@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/ops.hpp"
 #include "nn/tdnn.hpp"
 
 namespace qwen3tts {
@@ -33,7 +34,7 @@ class SeRes2NetBlock {
 
     // y[T, C] (row stride ldy) = block(x[T, C] (row stride ldx)); x and y must not overlap.
     void forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
-                 ThreadPool* pool) const;
+                 const backend::ExecContext& ctx) const;
 
   private:
     int channels_ = 0, scale_ = 0, width_ = 0;  // width_ = channels / scale

@@ -14,15 +14,15 @@ double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
 
 }  // namespace
 
-std::vector<float> decode_codes(const CodecDecoder& codec, ThreadPool* pool,
+std::vector<float> decode_codes(const CodecDecoder& codec, const backend::ExecContext& ctx,
                                 const std::vector<int64_t>& codes, CodecDecodeMode mode) {
     const int64_t n_cb = codec.n_codebook();
     if (codes.size() % size_t(n_cb) != 0)
         throw Error(ErrorCode::invalid_argument, "codes are not a whole number of frames");
     const int64_t n = int64_t(codes.size()) / n_cb;
     if (mode == CodecDecodeMode::official_chunked)
-        return codec.decode_chunked(codes.data(), n, 300, 25, pool);
-    return codec.decode(codes.data(), n, pool);
+        return codec.decode_chunked(codes.data(), n, 300, 25, ctx);
+    return codec.decode(codes.data(), n, ctx);
 }
 
 // ref: qwen3_tts_model.py, Qwen3TTSModel.generate_* (generate, then speech_tokenizer.decode)
@@ -44,7 +44,7 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
         if (icl) all.assign(voice->ref_codes.begin(), voice->ref_codes.end());
         all.insert(all.end(), frames.begin(), frames.end());
         const auto t0 = clock::now();
-        std::vector<float> wav = decode_codes(codec, session.pool(), all, mode);
+        std::vector<float> wav = decode_codes(codec, session.exec(), all, mode);
         size_t cut = 0;
         if (icl && !all.empty()) {
             const int64_t ref_len = int64_t(voice->ref_codes.size()) / n_cb;
@@ -60,7 +60,7 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
         return st;
     }
 
-    auto stream = codec.new_stream(session.pool());
+    auto stream = codec.new_stream(session.exec());
     if (icl) {
         // Prime the decoder's carried state with the reference frames; their audio is dropped.
         std::vector<float> discard(size_t(spf) * 8);

@@ -37,7 +37,7 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
                               CodecDecodeMode mode, const AudioCallback& on_audio);
 
 // Codes [n_frames, 16] → audio.
-std::vector<float> decode_codes(const CodecDecoder& codec, ThreadPool* pool,
+std::vector<float> decode_codes(const CodecDecoder& codec, const backend::ExecContext& ctx,
                                 const std::vector<int64_t>& codes, CodecDecodeMode mode);
 
 }  // namespace qwen3tts

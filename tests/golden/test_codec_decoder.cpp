@@ -60,7 +60,7 @@ TEST_P(CodecDecoderGolden, ForwardMatchesReference) {
 
 TEST_P(CodecDecoderGolden, ForwardTwoThreadsMatchesReference) {
     ThreadPool pool(2);
-    const auto wav = decoder_->decode(ids_.data(), n_frames_, &pool);
+    const auto wav = decoder_->decode(ids_.data(), n_frames_, {backend::KernelSet::fast, &pool});
     expect_wav(wav, "codec_decoder_forward_wav", 1e-4);
     const auto one = decoder_->decode(ids_.data(), n_frames_);
     const auto d = testing::compare(wav, one);
@@ -71,7 +71,7 @@ TEST_P(CodecDecoderGolden, EveryStageTapMatches) {
     // Taps arrive channels-last per internal chunk; concatenate rows per name.
     std::map<std::string, std::vector<float>> rows;
     std::map<std::string, int> channels;
-    auto stream = decoder_->new_stream(nullptr, 7);  // several internal chunks
+    auto stream = decoder_->new_stream({}, 7);  // several internal chunks
     stream->set_tap([&](const char* name, const float* data, int64_t n, int ch) {
         auto& v = rows[name];
         v.insert(v.end(), data, data + n * ch);

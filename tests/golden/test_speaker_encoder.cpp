@@ -95,7 +95,7 @@ TEST_F(SpeakerEncoderGolden, AudioOverloadAndThreadsAgree) {
     a.samples = audio_;
     a.sample_rate = 24000;
     ThreadPool pool(2);
-    const auto threaded = encoder_->embed(a, &pool);
+    const auto threaded = encoder_->embed(a, {backend::KernelSet::fast, &pool});
     const auto single = encoder_->embed(audio_);
     const auto d = testing::compare(threaded, single);
     EXPECT_LE(d.max_abs, 1e-6 * d.max_ref) << "threads change the result";

@@ -32,7 +32,7 @@ protected:
     static std::vector<float> stream_decode(const std::vector<int64_t>& codes, int packet,
                                             int max_chunk, ThreadPool* pool = nullptr) {
         const int64_t n = int64_t(codes.size()) / 16;
-        auto stream = decoder_->new_stream(pool, max_chunk);
+        auto stream = decoder_->new_stream({backend::KernelSet::fast, pool}, max_chunk);
         std::vector<float> out;
         for (int64_t f = 0; f < n; f += packet) {
             const int64_t m = std::min<int64_t>(packet, n - f);
@@ -73,7 +73,7 @@ TEST_F(CodecStreaming, LongStreamWrapsTheWindowAndStaysBounded) {
         EXPECT_LE(d.max_abs, 1e-5) << "at sample " << d.argmax;
     }
     // State and scratch do not grow with the stream.
-    auto stream = decoder_->new_stream(nullptr, 4);
+    auto stream = decoder_->new_stream({}, 4);
     const size_t state0 = stream->state_bytes(), scratch0 = stream->scratch_bytes();
     std::vector<float> out(4 * 1920);
     for (int64_t f = 0; f + 4 <= n; f += 4) stream->decode_frames(codes.data() + f * 16, 4, out.data());
@@ -127,7 +127,7 @@ TEST_F(CodecStreaming, BadCodesAreErrors) {
     EXPECT_EQ(decoder_->decode(codes, {6, 16}).size(), 6u * 1920u);
 
     // A rejected packet leaves the stream untouched.
-    auto stream = decoder_->new_stream(nullptr, 2);
+    auto stream = decoder_->new_stream({}, 2);
     const auto good = random_codes(4, 2);
     auto bad = good;
     bad[3 * 16 + 15] = 5000;  // frame 1 of the rejected packet

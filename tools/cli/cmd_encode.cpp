@@ -40,7 +40,7 @@ int cmd_encode(int argc, char** argv) {
 
     ThreadPool pool(threads);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int64_t> codes = encoder->encode(wav, &pool);
+    const std::vector<int64_t> codes = encoder->encode(wav, {qwen3tts::backend::KernelSet::fast, &pool});
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const int64_t n_q = encoder->n_codebook();

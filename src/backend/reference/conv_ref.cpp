@@ -49,4 +49,30 @@ void snake_beta(const float* x, int64_t ldx, int64_t n_rows, int n_ch, const flo
         }
 }
 
+void conv1d_prepared(const cpu::PackedConv& w, const float* x_hist, int64_t ldx, int64_t n_rows,
+                     float* y, int64_t ldy, bool accumulate) {
+    const int64_t panel_floats = int64_t(w.n_tap) * w.c_in * cpu::kPanel;
+    for (int64_t t = 0; t < n_rows; ++t)
+        for (int o = 0; o < w.c_out; ++o) {
+            const float* panel = w.panels.data() + (o / cpu::kPanel) * panel_floats + o % cpu::kPanel;
+            float acc = 0.0f;
+            for (int j = 0; j < w.n_tap; ++j)
+                for (int i = 0; i < w.c_in; ++i)
+                    acc += panel[(int64_t(j) * w.c_in + i) * cpu::kPanel] *
+                           x_hist[(t + int64_t(j) * w.dilation) * ldx + i];
+            if (!w.bias.empty()) acc += w.bias[size_t(o)];
+            y[t * ldy + o] = accumulate ? y[t * ldy + o] + acc : acc;
+        }
+}
+
+void snake_beta_prepared(const float* x, int64_t ldx, int64_t n_rows, int n_ch, const float* a,
+                         const float* inv_b, float* y, int64_t ldy) {
+    for (int64_t t = 0; t < n_rows; ++t)
+        for (int c = 0; c < n_ch; ++c) {
+            const float v = x[t * ldx + c];
+            const float s = std::sin(v * a[c]);
+            y[t * ldy + c] = v + inv_b[c] * (s * s);
+        }
+}
+
 }  // namespace qwen3tts::ref

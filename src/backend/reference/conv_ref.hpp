@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "backend/cpu/conv_gemm.hpp"
+
 namespace qwen3tts::ref {
 
 // Causal Conv1d, torch weight w [c_out, c_in, k], dilation d, optional bias [c_out]:
@@ -25,5 +27,15 @@ void conv_transpose1d(const float* x_hist, int64_t ldx, int64_t n_in, const floa
 // SnakeBeta with log-scale parameters as stored: y = x + 1/(exp(beta)+1e-9) · sin(exp(alpha)·x)².
 void snake_beta(const float* x, int64_t ldx, int64_t n_rows, int n_ch, const float* alpha,
                 const float* beta, float* y, int64_t ldy);
+
+// conv1d on prepared weights (the fast kernels' panel layout [panel][tap][c_in][kPanel]),
+// read element by element: the reference set's convolution for KernelSet::reference.
+void conv1d_prepared(const cpu::PackedConv& w, const float* x_hist, int64_t ldx, int64_t n_rows,
+                     float* y, int64_t ldy, bool accumulate);
+
+// SnakeBeta on the prepared per-channel parameters a = exp(alpha), inv_b = 1/(exp(beta)+1e-9),
+// with std::sin.
+void snake_beta_prepared(const float* x, int64_t ldx, int64_t n_rows, int n_ch, const float* a,
+                         const float* inv_b, float* y, int64_t ldy);
 
 }  // namespace qwen3tts::ref

@@ -1,0 +1,56 @@
+// Convolutions and the codec's element-wise activations: dispatch between the plain-loop
+// references and the SIMD kernels of backend/cpu.
+#include <cmath>
+
+#include "backend/cpu/codec_elementwise.hpp"
+#include "backend/cpu/mimi_elu.hpp"
+#include "backend/ops.hpp"
+#include "backend/reference/conv_ref.hpp"
+
+namespace qwen3tts::backend {
+
+ConvWeights prepare_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
+                           const float* bias) {
+    return cpu::pack_conv1d(w, c_out, c_in, n_tap, dilation, bias);
+}
+
+ConvWeights prepare_linear(const float* w, int out, int in, const float* bias) {
+    return cpu::pack_linear(w, out, in, bias);
+}
+
+ConvWeights prepare_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
+                                           int stride, int phase, const float* bias) {
+    return cpu::pack_conv_transpose1d_phase(w, c_in, c_out, kernel, stride, phase, bias);
+}
+
+void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_t ldx,
+            int64_t n_rows, float* y, int64_t ldy, bool accumulate) {
+    if (ctx.kernels == KernelSet::reference)
+        ref::conv1d_prepared(w, x, ldx, n_rows, y, ldy, accumulate);
+    else
+        cpu::conv1d_gemm(w, x, ldx, n_rows, y, ldy, accumulate, ctx.pool);
+}
+
+void clamp(const float* x, int64_t n, float lo, float hi, float* y) { cpu::clamp(x, n, lo, hi, y); }
+
+void elu(const ExecContext& ctx, const float* x, int64_t n, float* y) {
+    if (ctx.kernels == KernelSet::reference) {
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : std::expm1(x[i]);
+        return;
+    }
+    // Long 24 kHz stages are split over the pool.
+    if (ctx.pool && n >= 65536)
+        ctx.pool->parallel_for(n, 4096, [&](int64_t b, int64_t e) { cpu::elu(x + b, e - b, y + b); });
+    else
+        cpu::elu(x, n, y);
+}
+
+void snake_beta(const ExecContext& ctx, const float* x, int64_t ldx, int64_t n_rows, int n_ch,
+                const float* a, const float* inv_b, float* y, int64_t ldy) {
+    if (ctx.kernels == KernelSet::reference)
+        ref::snake_beta_prepared(x, ldx, n_rows, n_ch, a, inv_b, y, ldy);
+    else
+        cpu::snake_beta(x, ldx, n_rows, n_ch, a, inv_b, y, ldy, ctx.pool);
+}
+
+}  // namespace qwen3tts::backend
