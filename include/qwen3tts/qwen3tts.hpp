@@ -134,6 +134,18 @@ public:
     // and resampled to 24 kHz as the official code does).
     Voice clone_voice(const std::string& ref_audio_path, const VoiceCloneOptions& options) const;
 
+    // Audio file (WAV/FLAC/Ogg/MP3, any rate; mixed to mono and resampled to the codec's
+    // 24 kHz as the official Qwen3TTSTokenizer.encode does) → codec frames. The codec encoder
+    // is loaded on first use; threads as EngineOptions::threads.
+    struct EncodedAudio {
+        std::vector<int32_t> codes;  // [frames × n_codebook] row-major
+        int64_t frames = 0;
+        int n_codebook = 0;
+        double input_seconds = 0;    // duration of the file
+        int input_sample_rate = 0;   // its sample rate before resampling
+    };
+    EncodedAudio encode_audio(const std::string& audio_path, int threads = 0) const;
+
     // Output sample rate of the codec decoder (24000).
     int sample_rate() const;
     // Codes [frames × 16] → 24 kHz audio (the codec decoder is loaded on first use).
@@ -168,6 +180,28 @@ public:
     std::vector<float> speak(const std::string& text, const SynthesisOptions& options,
                              const std::function<bool(const float* samples, size_t n)>& on_audio = {},
                              SpeechReport* report = nullptr);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Writes audio as it is produced to a file, or to stdout for path "-". format "" takes it from
+// the extension (.wav .flac .ogg/.opus .mp3 .pcm/.raw .npy; stdout: WAV), otherwise a name:
+// "wav", "wav-f32", "flac", "opus", "mp3", "pcm", "npy". A file is written under a temporary
+// name in its directory and renamed into place by finish(); a writer destroyed before finish()
+// removes it, so a partial file never appears. Samples are mono floats in [-1, 1].
+// Use from one thread at a time.
+class AudioFileWriter {
+public:
+    AudioFileWriter(const std::string& path, int sample_rate, const std::string& format = "");
+    ~AudioFileWriter();
+    AudioFileWriter(const AudioFileWriter&) = delete;
+    AudioFileWriter& operator=(const AudioFileWriter&) = delete;
+
+    void write(const float* samples, size_t n);
+    void flush();   // hand what is encoded to the OS now (streaming to a player)
+    void finish();  // complete the file; further writes throw
 
 private:
     struct Impl;

@@ -4,16 +4,11 @@
 // soxr HQ when needed, as the reference's Qwen3TTSTokenizer.encode(path) does.
 #include <chrono>
 #include <cstdio>
-#include <memory>
 
 #include "args.hpp"
-#include "audio/audio.hpp"
 #include "commands.hpp"
-#include "core/npy.hpp"
-#include "core/thread_pool.hpp"
-#include "model/codec_encoder.hpp"
 #include "qwen3tts/error.hpp"
-#include "weights/model_dir.hpp"
+#include "qwen3tts/qwen3tts.hpp"
 
 namespace qwen3tts::cli {
 
@@ -29,27 +24,17 @@ int cmd_encode(int argc, char** argv) {
             ErrorCode::invalid_argument,
             "encode: --threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
 
-    // Read the audio first: a bad path fails before the model loads.
-    const Audio audio = read_audio_file(args.get("audio"));
-    const std::string dir = resolve_model_dir(args.get("model", kDefaultModel));
-    const auto encoder = CodecEncoder::load(dir);
-    const std::vector<float> wav =
-        audio.sample_rate == encoder->sample_rate()
-            ? audio.samples
-            : resample(audio.samples, audio.sample_rate, encoder->sample_rate());
-
-    ThreadPool pool(threads);
+    const Model model = Model::load(args.get("model", kDefaultModel));
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int64_t> codes = encoder->encode(wav, {qwen3tts::backend::KernelSet::fast, &pool});
+    const Model::EncodedAudio encoded = model.encode_audio(args.get("audio"), threads);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const int64_t n_q = encoder->n_codebook();
-    const int64_t frames = int64_t(codes.size()) / n_q;
-    write_npy_i64(args.get("out"), codes.data(), {frames, n_q});
+    save_codes_npy(args.get("out"), encoded.codes);
     std::fprintf(stderr,
-                 "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %lld codes → %s (%.0f ms)\n",
-                 audio.duration_s(), audio.sample_rate, static_cast<long long>(frames),
-                 static_cast<long long>(n_q), args.get("out").c_str(), ms);
+                 "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %d codes → %s (%.0f ms)\n",
+                 encoded.input_seconds, encoded.input_sample_rate,
+                 static_cast<long long>(encoded.frames), encoded.n_codebook,
+                 args.get("out").c_str(), ms);
     return 0;
 }
 

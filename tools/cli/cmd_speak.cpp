@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 
-#include "audio/audio.hpp"
 #include "commands.hpp"
 #include "synthesis_args.hpp"
 
@@ -19,10 +18,6 @@ int cmd_speak(int argc, char** argv) {
     if (!args.has("out"))
         throw Error(ErrorCode::invalid_argument, "speak: --out FILE is required (- for stdout)");
     const std::string out = args.get("out");
-    AudioFormat format;
-    if (args.has("format")) format = audio_format_from_name(args.get("format"));
-    else if (out == "-") format = AudioFormat::wav_pcm16;
-    else format = audio_format_from_path(out);
 
     const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
     SynthesisRequest req = parse_synthesis(args, model);
@@ -33,7 +28,7 @@ int cmd_speak(int argc, char** argv) {
                     "--stream needs --codec-decode streaming (official-chunked decodes at the end)");
     Synthesizer synth(model, req.engine);
     // Opened before synthesis so that a bad path fails at once; removed unless finished.
-    AudioWriter writer(out, format, model.sample_rate());
+    AudioFileWriter writer(out, model.sample_rate(), args.get("format", ""));
     SpeechReport report;
     synth.speak(req.text, req.options,
                 [&](const float* samples, size_t n) {
@@ -59,12 +54,9 @@ int cmd_decode(int argc, char** argv) {
     if (!args.has("codes")) throw Error(ErrorCode::invalid_argument, "decode: --codes FILE.npy is required");
     if (!args.has("out")) throw Error(ErrorCode::invalid_argument, "decode: --out FILE is required");
     const std::string out = args.get("out");
-    const AudioFormat format = args.has("format") ? audio_format_from_name(args.get("format"))
-                               : out == "-"       ? AudioFormat::wav_pcm16
-                                                  : audio_format_from_path(out);
     const auto codes = load_codes_npy(args.get("codes"));
     const Model model = Model::load(args.get("model", kDefaultModel));
-    AudioWriter writer(out, format, model.sample_rate());
+    AudioFileWriter writer(out, model.sample_rate(), args.get("format", ""));
     const auto wav = model.decode(codes, args.get("codec-decode", "streaming"),
                                   args.get_int("threads", 0));
     writer.write(wav.data(), wav.size());
