@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/checked_size.hpp"
 #include "core/error.hpp"
 
 namespace qwen3tts {
@@ -13,6 +14,12 @@ std::string shape_to_string(const std::vector<int64_t>& shape) {
 }
 
 std::string TensorView::shape_str() const { return shape_to_string(shape); }
+
+int64_t TensorView::numel() const { return checked_numel(shape, "tensor " + name); }
+
+size_t TensorView::nbytes() const {
+    return checked_nbytes(shape, dtype_size(dtype), "tensor " + name);
+}
 
 float TensorView::at_f32(int64_t i) const {
     switch (dtype) {
