@@ -62,8 +62,8 @@ int cmd_decode(int argc, char** argv) {
     const AudioFormat format = args.has("format") ? audio_format_from_name(args.get("format"))
                                : out == "-"       ? AudioFormat::wav_pcm16
                                                   : audio_format_from_path(out);
-    const auto codes = load_codes_npy(args.get("codes"));
     const Model model = Model::load(args.get("model", kDefaultModel));
+    const auto codes = load_codes_npy(args.get("codes"), model);
     AudioWriter writer(out, format, model.sample_rate());
     const auto wav = model.decode(codes, args.get("codec-decode", "streaming"),
                                   args.get_int("threads", 0));
