@@ -36,7 +36,7 @@ std::vector<float> TensorView::to_f32() const {
     const auto n = static_cast<size_t>(numel());
     std::vector<float> out(n);
     if (dtype == DType::f32) {
-        std::memcpy(out.data(), data, n * sizeof(float));
+        if (n > 0) std::memcpy(out.data(), data, n * sizeof(float));  // empty: data may be null
     } else if (dtype == DType::bf16) {
         const auto* p = static_cast<const uint16_t*>(data);
         for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(p[i]);

@@ -235,6 +235,14 @@ TEST(Safetensors, ShardNamesMustStayInsideTheModelDirectory) {
     EXPECT_EQ(WeightMap::open(dir).get("x").to_f32(), (std::vector<float>{7.0f}));
 }
 
+TEST(Safetensors, EmptyTensorsReadAsEmpty) {
+    write_raw(tmp("empty.safetensors"),
+              R"({"z":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]}})", "");
+    const SafetensorsFile f(tmp("empty.safetensors"));
+    EXPECT_EQ(f.tensors().at("z").numel(), 0);
+    EXPECT_TRUE(f.tensors().at("z").to_f32().empty());
+}
+
 TEST(Safetensors, WriterAlignsEveryTensor) {
     // 3 floats (12 bytes) then int64s: written widest first, so both stay aligned in place.
     const float x[3] = {1, 2, 3};
