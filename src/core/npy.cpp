@@ -211,20 +211,25 @@ T load(const std::vector<uint8_t>& bytes, size_t i) {
 
 // Checks that `bytes` holds the whole shape before elements are read out of it.
 size_t checked_count(const NpyArray& a, size_t elem) {
-    const size_t need = checked_nbytes(a.shape, elem, "npy array");
+    const size_t need = checked_nbytes(a.shape, elem, a.path.empty() ? "npy array" : a.path);
     if (a.bytes.size() < need)
-        throw Error(ErrorCode::format, "npy array holds " + std::to_string(a.bytes.size()) +
+        throw Error(ErrorCode::format, (a.path.empty() ? "npy array" : a.path) + " holds " +
+                                           std::to_string(a.bytes.size()) +
                                            " bytes but its shape needs " + std::to_string(need));
     return need / std::max<size_t>(elem, 1);
 }
 
+// "<path>: " for messages about an array read from a file.
+std::string prefix(const NpyArray& a) { return a.path.empty() ? "" : a.path + ": "; }
+
 }  // namespace
 
-int64_t NpyArray::numel() const { return checked_numel(shape, "npy array"); }
+int64_t NpyArray::numel() const { return checked_numel(shape, path.empty() ? "npy array" : path); }
 
 std::vector<float> NpyArray::to_f32() const {
     if (descr != "<f4" && descr != "<f8" && descr != "<i8" && descr != "<i4")
-        throw Error(ErrorCode::format, "npy dtype '" + descr + "' cannot be read as float");
+        throw Error(ErrorCode::format,
+                    prefix(*this) + "npy dtype '" + descr + "' cannot be read as float");
     const size_t n = checked_count(*this, descr == "<f8" || descr == "<i8" ? 8 : 4);
     std::vector<float> out(n, 0.0f);
     for (size_t i = 0; i < n; ++i) {
@@ -238,7 +243,8 @@ std::vector<float> NpyArray::to_f32() const {
 
 std::vector<int64_t> NpyArray::to_i64() const {
     if (descr != "<i8" && descr != "<i4")
-        throw Error(ErrorCode::format, "npy dtype '" + descr + "' is not an integer type");
+        throw Error(ErrorCode::format,
+                    prefix(*this) + "npy dtype '" + descr + "' is not an integer type");
     const size_t n = checked_count(*this, descr == "<i8" ? 8 : 4);
     std::vector<int64_t> out(n, 0);
     for (size_t i = 0; i < n; ++i)
@@ -277,6 +283,7 @@ NpyArray read_npy(const std::string& path) {
         throw Error(ErrorCode::format, path + ": truncated npy header");
 
     NpyArray a;
+    a.path = path;
     bool fortran = false;
     HeaderParser(header, path).parse(&a, &fortran);
     const size_t elem = descr_size(a.descr, path);

@@ -155,5 +155,12 @@ TEST(Npy, ConversionsCheckTheBytesAgainstTheShape) {
     EXPECT_EQ(error_of([&] { a.to_f32(); }), "npy array holds 8 bytes but its shape needs 16");
 }
 
+TEST(Npy, ConversionErrorsNameTheFile) {
+    const float v[2] = {1, 2};
+    write_npy_f32(tmp("floats.npy"), v, {2});
+    EXPECT_EQ(error_of([&] { read_npy(tmp("floats.npy")).to_i64(); }),
+              tmp("floats.npy") + ": npy dtype '<f4' is not an integer type");
+}
+
 }  // namespace
 }  // namespace qwen3tts
