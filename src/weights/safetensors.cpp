@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/checked_size.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace qwen3tts {
 
@@ -226,11 +226,10 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem, Load
     }
     w.source_ = target;
     if (ends_with(target, ".json")) {
-        std::ifstream in(target);
-        if (!in) throw Error(ErrorCode::io, target + ": cannot open");
+        const std::string text = read_text_file(target, "weight index");
         nlohmann::json index;
         try {
-            index = nlohmann::json::parse(in);
+            index = nlohmann::json::parse(text);
         } catch (const std::exception& e) {
             throw Error(ErrorCode::format, target + ": invalid JSON (" + e.what() + ")");
         }
