@@ -208,9 +208,11 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Codes files: int64 .npy of shape [frames, 16], as the official code's tensors are saved.
-// save writes atomically (temporary name, then rename); load checks shape and range.
-void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes);
-std::vector<int32_t> load_codes_npy(const std::string& path);
+// Codes files: int64 .npy of shape [frames, n_codebook] (16 for the released checkpoints), as
+// the official code's tensors are saved. save writes atomically (temporary name, then rename);
+// load checks shape and range against `model`'s codec (num_quantizers, codebook_size).
+void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes,
+                    const Model& model);
+std::vector<int32_t> load_codes_npy(const std::string& path, const Model& model);
 
 }  // namespace qwen3tts

@@ -37,6 +37,7 @@ Voice Model::clone_voice(const std::string& ref_audio_path, const VoiceCloneOpti
     f.voice.x_vector = impl_->speaker_encoder().embed(audio, {backend::KernelSet::fast, &pool});
     if (!o.x_vector_only) {
         f.voice.ref_codes = impl_->codec_encoder().encode(audio.samples, {backend::KernelSet::fast, &pool});
+        f.n_codebook = impl_->codec_encoder().n_codebook();
         f.voice.ref_text = o.ref_text;
     }
     f.model_type = model_type_name(m.config().type);

@@ -20,6 +20,16 @@ struct Model::Impl {
         return *codec_;
     }
 
+    // The codec's frame layout (num_quantizers, codebook_size) without loading its weights:
+    // what codes files and saved voices are checked against.
+    const CodecDecoderConfig& codec_config() const {
+        std::call_once(codec_config_once_, [&] {
+            codec_config_ =
+                load_codec_decoder_config(model->dir() + "/speech_tokenizer/config.json");
+        });
+        return codec_config_;
+    }
+
     // Voice cloning parts (Base models), also loaded on first use.
     const SpeakerEncoder& speaker_encoder() const {
         std::call_once(speaker_once_, [&] {
@@ -35,7 +45,8 @@ struct Model::Impl {
     }
 
 private:
-    mutable std::once_flag codec_once_, speaker_once_, encoder_once_;
+    mutable std::once_flag codec_once_, codec_config_once_, speaker_once_, encoder_once_;
+    mutable CodecDecoderConfig codec_config_;
     mutable std::unique_ptr<CodecDecoder> codec_;
     mutable std::unique_ptr<SpeakerEncoder> speaker_;
     mutable std::unique_ptr<CodecEncoder> encoder_;

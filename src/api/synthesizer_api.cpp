@@ -20,7 +20,7 @@ struct Synthesizer::Impl {
         req.layout = parse_text_layout(o.text_layout);
         if (!o.voice.empty()) {
             const Voice::Impl& v = *o.voice.impl();
-            check_voice_fits(v.file, model->model->config(),
+            check_voice_fits(v.file, model->model->config(), model->codec_config().codebook_size,
                              v.path.empty() ? std::string("voice") : v.path);
             req.voice = &v.file.voice;
         }

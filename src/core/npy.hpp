@@ -12,6 +12,7 @@ struct NpyArray {
     std::string descr;  // numpy dtype string, e.g. "<f4", "<i8"
     std::vector<int64_t> shape;
     std::vector<uint8_t> bytes;  // raw element data
+    std::string path;            // the file it was read from, for messages ("" if none)
 
     int64_t numel() const;
     std::vector<float> to_f32() const;     // from f4/f8/i4/i8

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/checked_size.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace qwen3tts {
 
@@ -27,6 +29,26 @@ DType parse_dtype(const std::string& s, const std::string& where) {
     throw Error(ErrorCode::format, where + ": unsupported dtype '" + s + "'");
 }
 
+// A JSON array of non-negative integers (shape, data_offsets); anything else is an Error
+// naming the tensor and the field.
+std::vector<int64_t> unsigned_array(const nlohmann::json& v, const char* field,
+                                    const std::string& where) {
+    const auto it = v.find(field);
+    if (it == v.end() || !it->is_array())
+        throw Error(ErrorCode::format, where + ": " + field + " is missing or not an array");
+    std::vector<int64_t> out;
+    for (const auto& x : *it) {
+        if (!x.is_number_integer() || (!x.is_number_unsigned() && x.get<int64_t>() < 0))
+            throw Error(ErrorCode::format, where + ": " + field + " holds " + x.dump() +
+                                               ", not a non-negative integer");
+        if (x.is_number_unsigned() && x.get<uint64_t>() > uint64_t(INT64_MAX))
+            throw Error(ErrorCode::format, where + ": " + field + " value " + x.dump() +
+                                               " is too large");
+        out.push_back(x.get<int64_t>());
+    }
+    return out;
+}
+
 bool is_dir(const std::string& p) {
     struct stat st;
     return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -38,7 +60,25 @@ bool is_file(const std::string& p) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A shard named by an index must lie inside the model directory: a relative path without
+// empty, "." or ".." components (an index from the internet must not reach other files).
+void check_shard_name(const std::string& file, const std::string& index,
+                      const std::string& tensor) {
+    bool ok = !file.empty() && file[0] != '/' && file.find('\0') == std::string::npos;
+    for (size_t begin = 0; ok && begin <= file.size();) {
+        const size_t end = std::min(file.find('/', begin), file.size());
+        const std::string part = file.substr(begin, end - begin);
+        ok = !part.empty() && part != "." && part != "..";
+        begin = end + 1;
+    }
+    if (!ok)
+        throw Error(ErrorCode::format, index + ": weight_map entry " + tensor + " names shard '" +
+                                           file + "', which is not a file inside the model "
+                                                  "directory");
 }
 
 }  // namespace
@@ -47,7 +87,15 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) throw Error(ErrorCode::io, path + ": cannot open (" + std::strerror(errno) + ")");
     struct stat st;
-    ::fstat(fd, &st);
+    if (::fstat(fd, &st) != 0) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        throw Error(ErrorCode::io, path + ": cannot stat (" + why + ")");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw Error(ErrorCode::io, path + ": not a regular file");
+    }
     size_ = size_t(st.st_size);
     if (size_ < 8) {
         ::close(fd);
@@ -65,7 +113,8 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
                 const ssize_t got = ::pread(fd, static_cast<char*>(map_) + done, size_ - done,
                                             off_t(done));
                 if (got <= 0) {
-                    const std::string why = got == 0 ? "unexpected end of file" : std::strerror(errno);
+                    const std::string why =
+                        got == 0 ? "unexpected end of file" : std::strerror(errno);
                     ::munmap(map_, size_);
                     ::close(fd);
                     map_ = nullptr;
@@ -81,52 +130,8 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
         throw Error(ErrorCode::io, path + ": cannot map " + std::to_string(size_ >> 20) +
                                        " MiB (" + std::strerror(errno) + ")");
     }
-    const auto* base = static_cast<const uint8_t*>(map_);
-    uint64_t header_len = 0;
-    std::memcpy(&header_len, base, 8);
-    if (header_len > size_ - 8 || header_len > (100u << 20)) {
-        ::munmap(map_, size_);
-        map_ = nullptr;
-        throw Error(ErrorCode::format, path + ": corrupt safetensors header (declared length " +
-                                           std::to_string(header_len) + " exceeds the file)");
-    }
-    nlohmann::json header;
     try {
-        header = nlohmann::json::parse(base + 8, base + 8 + header_len);
-    } catch (const std::exception& e) {
-        ::munmap(map_, size_);
-        map_ = nullptr;
-        throw Error(ErrorCode::format, path + ": corrupt safetensors header (" + e.what() + ")");
-    }
-    const size_t data_start = 8 + header_len;
-    const size_t data_size = size_ - data_start;
-    try {
-        for (auto it = header.begin(); it != header.end(); ++it) {
-            if (it.key() == "__metadata__") {
-                for (auto m = it.value().begin(); m != it.value().end(); ++m)
-                    if (m.value().is_string()) metadata_[m.key()] = m.value().get<std::string>();
-                continue;
-            }
-            const std::string where = path + ": tensor " + it.key();
-            const auto& v = it.value();
-            TensorView t;
-            t.name = it.key();
-            t.dtype = parse_dtype(v.at("dtype").get<std::string>(), where);
-            t.shape = v.at("shape").get<std::vector<int64_t>>();
-            const auto offsets = v.at("data_offsets").get<std::vector<uint64_t>>();
-            if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size)
-                throw Error(ErrorCode::format, where + ": data offsets lie outside the file "
-                                                       "(truncated or corrupt file)");
-            for (auto d : t.shape)
-                if (d < 0) throw Error(ErrorCode::format, where + ": negative dimension");
-            if (offsets[1] - offsets[0] != t.nbytes())
-                throw Error(ErrorCode::format, where + ": byte size " +
-                                                   std::to_string(offsets[1] - offsets[0]) +
-                                                   " does not match shape " + t.shape_str() +
-                                                   " of " + dtype_name(t.dtype));
-            t.data = base + data_start + offsets[0];
-            tensors_.emplace(t.name, std::move(t));
-        }
+        parse_header();
     } catch (const Error&) {
         ::munmap(map_, size_);
         map_ = nullptr;
@@ -135,6 +140,71 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
         ::munmap(map_, size_);
         map_ = nullptr;
         throw Error(ErrorCode::format, path + ": corrupt safetensors header (" + e.what() + ")");
+    }
+}
+
+// The header is JSON: {"name": {"dtype": "BF16", "shape": [..], "data_offsets": [begin, end]},
+// ..., "__metadata__": {"key": "value"}}; offsets count from the end of the header. Every
+// number in it is checked against the file before a view points into the data.
+void SafetensorsFile::parse_header() {
+    const auto* base = static_cast<const uint8_t*>(map_);
+    uint64_t header_len = 0;
+    std::memcpy(&header_len, base, 8);
+    if (header_len > size_ - 8 || header_len > kMaxHeaderBytes)
+        throw Error(ErrorCode::format, path_ + ": corrupt safetensors header (declared length " +
+                                           std::to_string(header_len) + " exceeds the file of " +
+                                           std::to_string(size_) + " bytes or the limit of " +
+                                           std::to_string(kMaxHeaderBytes) + ")");
+    nlohmann::json header;
+    try {
+        header = nlohmann::json::parse(base + 8, base + 8 + header_len);
+    } catch (const std::exception& e) {
+        throw Error(ErrorCode::format, path_ + ": corrupt safetensors header (" + e.what() + ")");
+    }
+    if (!header.is_object())
+        throw Error(ErrorCode::format, path_ + ": safetensors header is not a JSON object");
+    const size_t data_start = 8 + size_t(header_len);
+    const size_t data_size = size_ - data_start;
+    for (auto it = header.begin(); it != header.end(); ++it) {
+        if (it.key() == "__metadata__") {
+            if (!it.value().is_object())
+                throw Error(ErrorCode::format, path_ + ": __metadata__ is not a JSON object");
+            for (auto m = it.value().begin(); m != it.value().end(); ++m)
+                if (m.value().is_string()) metadata_[m.key()] = m.value().get<std::string>();
+            continue;
+        }
+        const std::string where = path_ + ": tensor " + it.key();
+        const auto& v = it.value();
+        if (!v.is_object() || !v.contains("dtype") || !v["dtype"].is_string())
+            throw Error(ErrorCode::format, where + ": no dtype string");
+        TensorView t;
+        t.name = it.key();
+        t.dtype = parse_dtype(v["dtype"].get<std::string>(), where);
+        t.shape = unsigned_array(v, "shape", where);
+        const std::vector<int64_t> offsets = unsigned_array(v, "data_offsets", where);
+        if (offsets.size() != 2)
+            throw Error(ErrorCode::format, where + ": data_offsets must be [begin, end]");
+        const auto begin = uint64_t(offsets[0]), end = uint64_t(offsets[1]);
+        if (begin > end || end > data_size)
+            throw Error(ErrorCode::format,
+                        where + ": data offsets [" + std::to_string(begin) + ", " +
+                            std::to_string(end) + "] lie outside the " +
+                            std::to_string(data_size) + " data bytes (truncated or corrupt file)");
+        const size_t nbytes = checked_nbytes(t.shape, dtype_size(t.dtype), where);
+        if (end - begin != nbytes)
+            throw Error(ErrorCode::format, where + ": byte size " + std::to_string(end - begin) +
+                                               " does not match shape " + t.shape_str() + " of " +
+                                               dtype_name(t.dtype));
+        const uint8_t* data = base + data_start + begin;
+        // The kernels load elements directly: a tensor the writer left unaligned (old files
+        // without header padding) is copied once into aligned memory.
+        if (nbytes > 0 && reinterpret_cast<uintptr_t>(data) % dtype_size(t.dtype) != 0) {
+            aligned_copies_.emplace_back(new uint8_t[nbytes]);
+            std::memcpy(aligned_copies_.back().get(), data, nbytes);
+            data = aligned_copies_.back().get();
+        }
+        t.data = data;
+        tensors_.emplace(t.name, std::move(t));
     }
 }
 
@@ -156,11 +226,10 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem, Load
     }
     w.source_ = target;
     if (ends_with(target, ".json")) {
-        std::ifstream in(target);
-        if (!in) throw Error(ErrorCode::io, target + ": cannot open");
+        const std::string text = read_text_file(target, "weight index");
         nlohmann::json index;
         try {
-            index = nlohmann::json::parse(in);
+            index = nlohmann::json::parse(text);
         } catch (const std::exception& e) {
             throw Error(ErrorCode::format, target + ": invalid JSON (" + e.what() + ")");
         }
@@ -169,7 +238,11 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem, Load
         if (!index.contains("weight_map") || !index["weight_map"].is_object())
             throw Error(ErrorCode::format, target + ": missing field 'weight_map'");
         for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
+            if (!it.value().is_string())
+                throw Error(ErrorCode::format, target + ": weight_map entry " + it.key() +
+                                                   " is not a file name");
             const std::string file = it.value().get<std::string>();
+            check_shard_name(file, target, it.key());
             auto& shard = shards[file];
             if (!shard) {
                 shard = std::make_shared<SafetensorsFile>(dir + file, mode);

@@ -33,11 +33,16 @@ public:
     size_t file_size() const { return size_; }
 
 private:
+    // Headers of real checkpoints are well under 1 MiB; the limit bounds the JSON parse.
+    static constexpr uint64_t kMaxHeaderBytes = 100u << 20;
+    void parse_header();
+
     std::string path_;
     void* map_ = nullptr;
     size_t size_ = 0;
     std::map<std::string, TensorView> tensors_;
     std::map<std::string, std::string> metadata_;
+    std::vector<std::unique_ptr<uint8_t[]>> aligned_copies_;  // of misaligned tensors
 };
 
 class WeightMap {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/checked_size.hpp"
 #include "core/error.hpp"
 
 namespace qwen3tts {
@@ -13,6 +14,12 @@ std::string shape_to_string(const std::vector<int64_t>& shape) {
 }
 
 std::string TensorView::shape_str() const { return shape_to_string(shape); }
+
+int64_t TensorView::numel() const { return checked_numel(shape, "tensor " + name); }
+
+size_t TensorView::nbytes() const {
+    return checked_nbytes(shape, dtype_size(dtype), "tensor " + name);
+}
 
 float TensorView::at_f32(int64_t i) const {
     switch (dtype) {
@@ -29,7 +36,7 @@ std::vector<float> TensorView::to_f32() const {
     const auto n = static_cast<size_t>(numel());
     std::vector<float> out(n);
     if (dtype == DType::f32) {
-        std::memcpy(out.data(), data, n * sizeof(float));
+        if (n > 0) std::memcpy(out.data(), data, n * sizeof(float));  // empty: data may be null
     } else if (dtype == DType::bf16) {
         const auto* p = static_cast<const uint16_t*>(data);
         for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(p[i]);

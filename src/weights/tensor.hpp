@@ -17,13 +17,11 @@ struct TensorView {
     std::vector<int64_t> shape;
     const void* data = nullptr;
 
-    int64_t numel() const {
-        int64_t n = 1;
-        for (auto d : shape) n *= d;
-        return n;
-    }
+    // Element and byte counts; Error(format) naming the tensor when the shape has a negative
+    // dimension or its size overflows (a loaded tensor was checked against its file already).
+    int64_t numel() const;
     int64_t dim(int i) const { return shape.at(size_t(i)); }
-    size_t nbytes() const { return size_t(numel()) * dtype_size(dtype); }
+    size_t nbytes() const;
     std::string shape_str() const;
 
     // Element i widened to float (f32/f16/bf16 tensors).

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "support/test_support.hpp"
 #include "weights/safetensors.hpp"
+#include "weights/safetensors_writer.hpp"
 
 namespace qwen3tts {
 namespace {
@@ -116,6 +117,146 @@ TEST(Safetensors, BrokenFilesGiveClearErrors) {
               std::string::npos);
     EXPECT_NE(error_of([] { WeightMap::open(testing::tmp_dir()); }).find("no model.safetensors"),
               std::string::npos);
+}
+
+std::string open_error(const std::string& path) {
+    return error_of([&] { SafetensorsFile f(path); });
+}
+
+TEST(Safetensors, ShapeAndByteCountOverflowsAreErrors) {
+    // 2^62 F32 elements: 2^64 bytes wrap to 0, which once matched data_offsets [0, 0].
+    write_raw(tmp("wrap.safetensors"),
+              R"({"t":{"dtype":"F32","shape":[4611686018427387904],"data_offsets":[0,0]}})", "");
+    EXPECT_NE(open_error(tmp("wrap.safetensors"))
+                  .find(tmp("wrap.safetensors") + ": tensor t: shape [4611686018427387904] of "
+                                                  "4-byte elements has more bytes than fit in 64 "
+                                                  "bits"),
+              std::string::npos)
+        << open_error(tmp("wrap.safetensors"));
+    write_raw(tmp("numel.safetensors"),
+              R"({"t":{"dtype":"I64","shape":[1152921504606846977,16],"data_offsets":[0,128]}})",
+              std::string(128, '\0'));
+    EXPECT_NE(open_error(tmp("numel.safetensors")).find("has more elements than fit in 64 bits"),
+              std::string::npos);
+    TensorView v;
+    v.name = "w";
+    v.shape = {int64_t(1) << 40, int64_t(1) << 40};
+    EXPECT_EQ(error_of([&] { v.numel(); }),
+              "tensor w: shape [1099511627776, 1099511627776] has more elements than fit in 64 "
+              "bits");
+}
+
+TEST(Safetensors, ShapesAndOffsetsMustBeNonNegativeIntegers) {
+    const std::pair<const char*, const char*> cases[] = {
+        {R"({"t":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})",
+         "tensor t: shape holds -1, not a non-negative integer"},
+        {R"({"t":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})",
+         "tensor t: shape holds 1.5, not a non-negative integer"},
+        {R"({"t":{"dtype":"F32","shape":["1"],"data_offsets":[0,4]}})",
+         "tensor t: shape holds \"1\", not a non-negative integer"},
+        {R"({"t":{"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,4]}})",
+         "tensor t: shape value 18446744073709551615 is too large"},
+        {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0]}})",
+         "tensor t: data_offsets must be [begin, end]"},
+        {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})",
+         "tensor t: data offsets [4, 0] lie outside the 4 data bytes"},
+        {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+         "tensor t: data offsets [4, 8] lie outside the 4 data bytes"},
+        {R"({"t":{"dtype":"F32","shape":[1]}})",
+         "tensor t: data_offsets is missing or not an array"},
+        {R"({"t":{"shape":[1],"data_offsets":[0,4]}})", "tensor t: no dtype string"},
+        {R"({"t":7})", "tensor t: no dtype string"},
+        {R"([1, 2])", "safetensors header is not a JSON object"},
+        {R"({"__metadata__":[1]})", "__metadata__ is not a JSON object"},
+    };
+    for (const auto& [header, message] : cases) {
+        write_raw(tmp("bad.safetensors"), header, f32_bytes({1}));
+        EXPECT_NE(open_error(tmp("bad.safetensors")).find(message), std::string::npos)
+            << header << " → " << open_error(tmp("bad.safetensors"));
+    }
+}
+
+TEST(Safetensors, HeaderLengthIsBoundedByTheFile) {
+    write_raw(tmp("len.safetensors"), "{}", "");
+    std::fstream f(tmp("len.safetensors"), std::ios::in | std::ios::out | std::ios::binary);
+    const uint64_t len = 11;  // the file holds 8 + 2 bytes
+    f.write(reinterpret_cast<const char*>(&len), 8);
+    f.close();
+    EXPECT_NE(open_error(tmp("len.safetensors"))
+                  .find("(declared length 11 exceeds the file of 10 bytes"),
+              std::string::npos)
+        << open_error(tmp("len.safetensors"));
+    EXPECT_NE(open_error(testing::tmp_dir()).find(testing::tmp_dir() + ": not a regular file"),
+              std::string::npos);
+}
+
+TEST(Safetensors, MisalignedTensorsAreCopiedToAlignedMemory) {
+    // A 1-byte tensor first puts the F32 tensor at an odd address in the mapping; the header
+    // is padded to 8 bytes as writers do, so the data starts aligned.
+    std::string header = R"({"u":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+                         R"("f":{"dtype":"F32","shape":[2],"data_offsets":[1,9]},)"
+                         R"("g":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})";
+    header.append((8 - header.size() % 8) % 8, ' ');
+    write_raw(tmp("align.safetensors"), header,
+              "\x07" + f32_bytes({1.5f, -2.0f}) + std::string(3, '\0') + f32_bytes({4.0f}));
+    for (const LoadMode mode : {LoadMode::mmap, LoadMode::copy}) {
+        const SafetensorsFile f(tmp("align.safetensors"), mode);
+        const TensorView& t = f.tensors().at("f");
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data) % 4, 0u);
+        EXPECT_EQ(t.to_f32(), (std::vector<float>{1.5f, -2.0f}));
+        // Aligned tensors stay in place (no copy on the fast path).
+        const auto* u = static_cast<const uint8_t*>(f.tensors().at("u").data);
+        EXPECT_EQ(static_cast<const uint8_t*>(f.tensors().at("g").data), u + 12);
+        EXPECT_EQ(f.tensors().at("g").to_f32(), (std::vector<float>{4.0f}));
+    }
+}
+
+TEST(Safetensors, ShardNamesMustStayInsideTheModelDirectory) {
+    const std::string dir = testing::tmp_dir() + "/sharded_evil";
+    ::mkdir(dir.c_str(), 0755);
+    ::mkdir((dir + "/sub").c_str(), 0755);
+    write_raw(dir + "/sub/part.safetensors",
+              R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32_bytes({7.0f}));
+    const std::string index = dir + "/model.safetensors.index.json";
+    for (const char* shard : {"../sharded/part1.safetensors", "/etc/passwd", "sub/../../x",
+                              "./sub/part.safetensors", "sub//part.safetensors", ""}) {
+        std::ofstream(index) << R"({"weight_map":{"x":")" << shard << R"("}})";
+        EXPECT_NE(error_of([&] { WeightMap::open(dir); })
+                      .find(index + ": weight_map entry x names shard '" + shard +
+                            "', which is not a file inside the model directory"),
+                  std::string::npos)
+            << shard << " → " << error_of([&] { WeightMap::open(dir); });
+    }
+    std::ofstream(index) << R"({"weight_map":{"x":7}})";
+    EXPECT_NE(error_of([&] { WeightMap::open(dir); })
+                  .find(index + ": weight_map entry x is not a file name"),
+              std::string::npos);
+    std::ofstream(index) << R"({"weight_map":{"x":"sub/part.safetensors"}})";
+    EXPECT_EQ(WeightMap::open(dir).get("x").to_f32(), (std::vector<float>{7.0f}));
+}
+
+TEST(Safetensors, EmptyTensorsReadAsEmpty) {
+    write_raw(tmp("empty.safetensors"),
+              R"({"z":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]}})", "");
+    const SafetensorsFile f(tmp("empty.safetensors"));
+    EXPECT_EQ(f.tensors().at("z").numel(), 0);
+    EXPECT_TRUE(f.tensors().at("z").to_f32().empty());
+}
+
+TEST(Safetensors, WriterAlignsEveryTensor) {
+    // 3 floats (12 bytes) then int64s: written widest first, so both stay aligned in place.
+    const float x[3] = {1, 2, 3};
+    const int64_t c[2] = {5, 6};
+    write_safetensors(tmp("written.safetensors"),
+                      {{"x", DType::f32, {3}, x}, {"c", DType::i64, {1, 2}, c}}, {{"k", "v"}});
+    const SafetensorsFile f(tmp("written.safetensors"));
+    const auto* xp = static_cast<const uint8_t*>(f.tensors().at("x").data);
+    const auto* cp = static_cast<const uint8_t*>(f.tensors().at("c").data);
+    EXPECT_EQ(xp, cp + 16);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(cp) % 8, 0u);
+    EXPECT_EQ(f.tensors().at("x").to_f32(), (std::vector<float>{1, 2, 3}));
+    EXPECT_EQ(static_cast<const int64_t*>(f.tensors().at("c").data)[1], 6);
+    EXPECT_EQ(f.metadata().at("k"), "v");
 }
 
 TEST(Safetensors, TensorNamesOfTheRealCheckpointAreReadVerbatim) {

@@ -16,7 +16,7 @@ int cmd_codes(int argc, char** argv) {
     Synthesizer synth(model, req.engine);
     GenerationReport report;
     const auto codes = synth.generate_codes(req.text, req.options, {}, &report);
-    save_codes_npy(args.get("out"), codes);
+    save_codes_npy(args.get("out"), codes, model);
     std::fprintf(stderr, "%lld frames (%s) → %s\n", static_cast<long long>(report.frames),
                  report.stopped_at_eos ? "end of speech" : "frame limit reached",
                  args.get("out").c_str());

@@ -29,7 +29,7 @@ int cmd_encode(int argc, char** argv) {
     const Model::EncodedAudio encoded = model.encode_audio(args.get("audio"), threads);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    save_codes_npy(args.get("out"), encoded.codes);
+    save_codes_npy(args.get("out"), encoded.codes, model);
     std::fprintf(stderr,
                  "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %d codes → %s (%.0f ms)\n",
                  encoded.input_seconds, encoded.input_sample_rate,

@@ -54,8 +54,8 @@ int cmd_decode(int argc, char** argv) {
     if (!args.has("codes")) throw Error(ErrorCode::invalid_argument, "decode: --codes FILE.npy is required");
     if (!args.has("out")) throw Error(ErrorCode::invalid_argument, "decode: --out FILE is required");
     const std::string out = args.get("out");
-    const auto codes = load_codes_npy(args.get("codes"));
     const Model model = Model::load(args.get("model", kDefaultModel));
+    const auto codes = load_codes_npy(args.get("codes"), model);
     AudioFileWriter writer(out, model.sample_rate(), args.get("format", ""));
     const auto wav = model.decode(codes, args.get("codec-decode", "streaming"),
                                   args.get_int("threads", 0));

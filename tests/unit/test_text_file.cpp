@@ -1,0 +1,51 @@
+// Whole-file reads of configs are bounded: a huge file or a non-file is an Error naming it.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+
+#include "core/error.hpp"
+#include "core/text_file.hpp"
+#include "support/test_support.hpp"
+
+namespace qwen3tts {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(TextFile, ReadsSmallFiles) {
+    const std::string path = testing::tmp_dir() + "/text_small.json";
+    std::ofstream(path) << "{\"a\": 1}";
+    EXPECT_EQ(read_text_file(path, "config"), "{\"a\": 1}");
+}
+
+TEST(TextFile, RefusesFilesOverTheLimit) {
+    const std::string path = testing::tmp_dir() + "/text_big.json";
+    std::ofstream(path) << "{}";
+    ASSERT_EQ(::truncate(path.c_str(), 100), 0);
+    EXPECT_EQ(error_of([&] { read_text_file(path, "config", 99); }),
+              "config " + path + " is 100 bytes, more than the limit of 99");
+    // The default limit, without writing the bytes (sparse file).
+    ASSERT_EQ(::truncate(path.c_str(), off_t(kMaxTextFileBytes) + 1), 0);
+    EXPECT_NE(error_of([&] { read_text_file(path, "config"); }).find("more than the limit"),
+              std::string::npos);
+    ::unlink(path.c_str());
+}
+
+TEST(TextFile, RefusesDirectories) {
+    EXPECT_EQ(error_of([&] { read_text_file(testing::tmp_dir(), "config"); }),
+              "cannot open config " + testing::tmp_dir());
+}
+
+}  // namespace
+}  // namespace qwen3tts
