@@ -49,7 +49,8 @@ GenerationParams official_params(const GoldenCase& c) {
                 kw.at("repetition_penalty").get<float>()};
     p.predictor = {kw.at("subtalker_dosample").get<bool>(),
                    kw.at("subtalker_temperature").get<float>(),
-                   kw.at("subtalker_top_k").get<int>(), kw.at("subtalker_top_p").get<float>(), 1.0f};
+                   kw.at("subtalker_top_k").get<int>(), kw.at("subtalker_top_p").get<float>(),
+                   1.0f};
     p.max_new_tokens = kw.at("max_new_tokens").get<int>();
     p.min_new_tokens = 2;
     return p;
