@@ -91,7 +91,9 @@ void Sampler::warp(float* z, int64_t vocab, const SamplingParams& p) {
         // the tokens tied across that boundary go is not: torch.sort's default
         // (stable=False) leaves the order of equal values unspecified (x86-simd-sort or
         // std::sort on CPU). We break ties by index, lowest first, as torch.sort(stable=True)
-        // would: removal count and order are then exactly HF's, and deterministic.
+        // would: the removal count is HF's (we sum in double, HF in float32, which can only
+        // matter when a cumulative sum lies within rounding of 1 - top_p) and the choice
+        // among ties is deterministic.
         order_.resize(size_t(vocab));
         std::iota(order_.begin(), order_.end(), 0);
         std::sort(order_.begin(), order_.end(), [z](int32_t a, int32_t b) {
