@@ -91,10 +91,8 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     auto draw_talker_token = [&]() -> int32_t {
         talker.logits(exec_, past_hidden, 1, logits.data());
         if (hooks.talker_logits) hooks.talker_logits(drawn, logits.data(), V);
-        apply_repetition_penalty(logits.data(), distinct, params.talker.repetition_penalty);
-        if (drawn < params.min_new_tokens) logits[size_t(eos)] = -INFINITY;
-        for (int64_t i = std::max<int64_t>(0, V - 1024); i < V; ++i)
-            if (i != eos) logits[size_t(i)] = -INFINITY;
+        apply_talker_processors(logits.data(), V, distinct, drawn,
+                                params.talker.repetition_penalty, params.min_new_tokens, eos);
         const int32_t token = sampler_.choose(logits.data(), V, params.talker);
         ++drawn;
         if (!seen[size_t(token)]) {

@@ -58,6 +58,17 @@ inline std::vector<GoldenCase> real_cases() {
     };
 }
 
+// The one sampled run per tiny variant (tag "<greedy tag>__sampled": the same request as
+// that greedy case, with the generation_config defaults after torch.manual_seed(1234)).
+inline std::vector<GoldenCase> sampled_cases() {
+    const auto NS = TextLayout::non_streaming, ST = TextLayout::streaming;
+    return {
+        {"tiny-custom_voice", "cv_en_ryan__sampled", kHello, "English", "Ryan", "", "", NS},
+        {"tiny-voice_design", "vd_en__sampled", kHello, "English", "", kWarm, "", NS},
+        {"tiny-base", "vc_icl_en__sampled", kHello, "English", "", "", kFox, ST},
+    };
+}
+
 inline std::string checkpoint_dir(const std::string& variant) {
     if (variant.rfind("tiny-", 0) == 0) {
         return testing::model_dir(variant);
