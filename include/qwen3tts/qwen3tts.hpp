@@ -179,4 +179,11 @@ private:
 void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes);
 std::vector<int32_t> load_codes_npy(const std::string& path);
 
+// Output files (audio, codes, voices) are written under a temporary name next to the target and
+// renamed when complete. This deletes the temporaries of outputs still being written, so that an
+// interrupted program leaves none behind. Async-signal-safe: meant for the program's own
+// SIGINT/SIGTERM/SIGHUP handler, which then re-raises the signal; the library itself installs
+// no signal handlers. (Defined in src/core/atomic_file.cpp.)
+void remove_temporary_files() noexcept;
+
 }  // namespace qwen3tts
