@@ -13,7 +13,7 @@
 #include "core/thread_pool.hpp"
 #include "model/codec_encoder.hpp"
 #include "qwen3tts/error.hpp"
-#include "weights/model_dir.hpp"
+#include "qwen3tts/qwen3tts.hpp"
 
 namespace qwen3tts::cli {
 
@@ -31,7 +31,7 @@ int cmd_encode(int argc, char** argv) {
 
     // Read the audio first: a bad path fails before the model loads.
     const Audio audio = read_audio_file(args.get("audio"));
-    const std::string dir = resolve_model_dir(args.get("model", kDefaultModel));
+    const std::string dir = hub::model_dir(args.get("model", kDefaultModel));
     const auto encoder = CodecEncoder::load(dir);
     const std::vector<float> wav =
         audio.sample_rate == encoder->sample_rate()
