@@ -137,8 +137,12 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path == "-" ? "stdout" :
             if (fd == STDERR_FILENO) std::fflush(stderr);
             fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
             if (fd_ < 0) throw fail(errno_text(errno));
+            // A regular file can have its headers patched, unless opened for appending
+            // (`>> file`), where every write lands at the end.
             struct stat fst {};
-            if (::fstat(fd_, &fst) == 0 && S_ISREG(fst.st_mode)) {
+            const int flags = ::fcntl(fd_, F_GETFL);
+            if (::fstat(fd_, &fst) == 0 && S_ISREG(fst.st_mode) && flags >= 0 &&
+                !(flags & O_APPEND)) {
                 const off_t at = ::lseek(fd_, 0, SEEK_CUR);
                 if (at >= 0) {
                     seekable_ = true;

@@ -2,7 +2,8 @@
 // the final name, and so that what the name points at is treated as the user meant:
 //
 //   * "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the inherited descriptor,
-//     written directly (a regular file there is written from where its offset stands).
+//     written directly (a regular file there is written from where its offset stands, and
+//     can seek unless it was opened for appending).
 //   * a symlink: resolved (hop by hop, a dangling link included); its target is replaced and
 //     the link stays a link.
 //   * an existing character device, FIFO or socket: written straight through, never replaced
