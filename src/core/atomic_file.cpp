@@ -102,8 +102,10 @@ std::string temp_name_for(const std::string& target) {
     long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
     if (name_max <= 0) name_max = NAME_MAX;
     size_t keep = std::min(name.size(), size_t(std::max<long>(0, name_max - long(tag.size()))));
-    while (keep > 0 && keep < name.size() && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80)
-        --keep;
+    auto continuation_byte = [&](size_t i) {
+        return (static_cast<unsigned char>(name[i]) & 0xC0) == 0x80;
+    };
+    while (keep > 0 && keep < name.size() && continuation_byte(keep)) --keep;
     return dir + name.substr(0, keep) + tag;
 }
 
@@ -195,7 +197,11 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path == "-" ? "stdout" :
         }
         throw fail(why);
     }
-    // Replacing a file keeps its permission bits; a new file has 0666 minus the umask.
+    // Replacing a file keeps its permission bits; a new file has 0666 minus the umask. The
+    // owner is kept where we may set it (root; or our own file's group): best effort, and
+    // before fchmod, which it would otherwise strip of set-id bits.
+    if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()))
+        (void)!::fchown(fd_, st.st_uid, st.st_gid);
     if (exists && ::fchmod(fd_, st.st_mode & 07777) != 0) {
         const int e = errno;
         drop_temporary();
@@ -223,7 +229,8 @@ void AtomicFile::write_out(const char* data, size_t n) {
     while (n > 0) {
         const ssize_t k = ::write(fd_, data, n);
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) throw Error(ErrorCode::io, path_ + ": write failed (" + errno_text(errno) + ")");
+        if (k <= 0)
+            throw Error(ErrorCode::io, path_ + ": write failed (" + errno_text(errno) + ")");
         data += k;
         n -= size_t(k);
     }

@@ -10,8 +10,9 @@
 //     (`--out /dev/null` must not turn /dev/null into a regular file).
 //   * otherwise: written under a short temporary name in the same directory
 //     ("<name>.qwen3tts-XXXXXX", the name cut so that it fits NAME_MAX) and renamed over the
-//     target on commit(); a replaced file keeps its permission bits, a new one gets 0666 minus
-//     the umask. Destroyed without commit(), the temporary is removed.
+//     target on commit(); a replaced file keeps its permission bits (and its owner where we
+//     may set it), a new one gets 0666 minus the umask. Destroyed without commit(), the
+//     temporary is removed.
 //
 // Live temporaries are also listed in a process-wide registry that remove_temporary_files()
 // empties from a signal handler, so Ctrl-C or SIGTERM leaves no temporary behind. The library

@@ -71,7 +71,8 @@ void check_repo_ref(const std::string& repo_id, const std::string& revision);
 
 // Makes blobs/<etag> exist for `meta`: under the blob's lock, downloads into
 // blobs/<etag>.incomplete (resuming from its size), checks size and digest, renames it into
-// place; a download that fails the digest is deleted. Returns false when the blob was already there (nothing fetched).
+// place; a download that fails the digest is deleted. Returns false when the blob was already
+// there (nothing fetched).
 using ByteProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta& meta,
                 const ByteProgressFn& on_bytes);

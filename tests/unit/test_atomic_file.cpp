@@ -121,6 +121,24 @@ TEST(AtomicFile, TemporaryNameFitsAMaximalFileName) {
     EXPECT_EQ(count_entries(dir), 1u);
 }
 
+TEST(AtomicFile, ReplacedFileKeepsItsOwnerAndMode) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+    const std::string dir = fresh_dir("owner");
+    const std::string path = dir + "/theirs.bin";
+    std::ofstream(path) << "old";
+    ASSERT_EQ(::chown(path.c_str(), 4321, 4322), 0);
+    ASSERT_EQ(::chmod(path.c_str(), 0604), 0);
+    AtomicFile f(path);
+    f.write("new", 3);
+    f.commit();
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, uid_t(4321));
+    EXPECT_EQ(st.st_gid, gid_t(4322));
+    EXPECT_EQ(st.st_mode & 07777, mode_t(0604));
+    EXPECT_EQ(slurp(path), "new");
+}
+
 TEST(AtomicFile, SymlinkLoopIsAnError) {
     const std::string dir = fresh_dir("loop");
     ASSERT_EQ(::symlink("b", (dir + "/a").c_str()), 0);
