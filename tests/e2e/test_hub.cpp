@@ -23,6 +23,7 @@
 #include "core/npy.hpp"
 #include "support/test_support.hpp"
 #include "hub/hub_pull.hpp"
+#include "weights/model_dir.hpp"
 
 extern char** environ;
 
@@ -403,6 +404,17 @@ TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
         ::unsetenv(v);
     std::vector<std::string> logged;
     qwen3tts::set_log_sink([&](qwen3tts::LogLevel, const std::string& m) { logged.push_back(m); });
+
+    // The weights layer only reads the cache: no request, an error saying how to download.
+    try {
+        qwen3tts::resolve_model_dir(kRepo);
+        ADD_FAILURE() << "the weights layer should not download";
+    } catch (const qwen3tts::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("download it with `qwen3tts pull Qwen/Tiny-Test`"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(requests().empty());
 
     ::setenv("HF_HUB_OFFLINE", "1", 1);
     try {
