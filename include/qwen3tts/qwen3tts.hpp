@@ -215,4 +215,79 @@ void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes,
                     const Model& model);
 std::vector<int32_t> load_codes_npy(const std::string& path, const Model& model);
 
+// Hugging Face hub: models downloaded into the cache huggingface_hub shares (same layout and
+// environment: HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE; docs/hub.md).
+// Model::load takes a repo id too and downloads it on first use. Errors are thrown as Error
+// with a message saying what to do. Safe to call from several threads and processes at once.
+namespace hub {
+
+struct PullProgress {
+    enum class Event {
+        file_start,   // a download begins
+        file_bytes,   // bytes of the current file arrived
+        file_done,    // the current file is complete and checked
+        file_cached,  // the file was already in the cache
+        finished,     // all files are in place
+    };
+    Event event = Event::file_start;
+    std::string repo_id;
+    std::string file;
+    size_t index = 0;  // 1-based position of `file`
+    size_t n_files = 0;
+    uint64_t bytes = 0;      // of `file`
+    uint64_t total = 0;      // size of `file`
+    uint64_t all_total = 0;  // size of all files of the pull
+};
+
+struct PullOptions {
+    // Glob patterns (fnmatch, '*' also matches '/'; "dir/" means "dir/*") selecting files;
+    // empty = all files of the revision.
+    std::vector<std::string> include;
+    std::function<void(const PullProgress&)> on_progress;  // may be empty
+    bool quiet = false;  // no informational messages (resuming, waiting) through the log
+};
+
+struct PullResult {
+    std::string snapshot_dir;  // <cache>/models--Org--Name/snapshots/<commit>
+    std::string commit;
+    size_t n_files = 0;       // files linked in the snapshot by this pull
+    size_t n_downloaded = 0;  // of which were fetched from the network
+    bool offline = false;     // HF_HUB_OFFLINE=1: served from the cache without any request
+};
+
+// Downloads the files of "Org/Name[@revision]" (default revision: main) that are not in the
+// cache yet, each checked against its size and digest.
+PullResult pull(const std::string& repo, const PullOptions& options = {});
+
+// The checkpoint directory of a model argument: a local folder as is, a repo id from the
+// cache, downloaded on first use (progress through the log sink) unless HF_HUB_OFFLINE=1.
+std::string model_dir(const std::string& model);
+
+struct CachedRevision {
+    std::string commit;
+    std::vector<std::string> refs;  // branches/tags pointing at it ("main", "refs/pr/1")
+    size_t n_files = 0;
+    uint64_t size_bytes = 0;  // of the files it links
+};
+
+struct CachedModel {
+    std::string repo_id;      // "Org/Name"
+    std::string path;         // <cache>/models--Org--Name
+    uint64_t size_bytes = 0;  // complete blobs on disk (shared between revisions)
+    size_t n_incomplete = 0;  // interrupted downloads
+    std::vector<CachedRevision> revisions;
+};
+
+std::string cache_dir();               // $HF_HUB_CACHE, else $HF_HOME/hub, ...
+std::vector<CachedModel> list_cache();  // sorted by repo id; empty when there is no cache
+
+}  // namespace hub
+
+// Output files (audio, codes, voices) are written under a temporary name next to the target and
+// renamed when complete. This deletes the temporaries of outputs still being written, so that an
+// interrupted program leaves none behind. Async-signal-safe: meant for the program's own
+// SIGINT/SIGTERM/SIGHUP handler, which then re-raises the signal; the library itself installs
+// no signal handlers. (Defined in src/core/atomic_file.cpp.)
+void remove_temporary_files() noexcept;
+
 }  // namespace qwen3tts

@@ -2,6 +2,7 @@
 #include "api/option_parsing.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "hub/hub_pull.hpp"
 #include "runtime/speech.hpp"
 
 namespace qwen3tts {
@@ -14,7 +15,9 @@ Model Model::load(const std::string& model, const LoadOptions& options) {
         throw Error(ErrorCode::invalid_argument, "unknown pretokenizer '" + options.pretokenizer +
                                                      "' (mistral_fixed or qwen2)");
     auto impl = std::make_shared<Impl>();
-    impl->model = TtsModel::load(model, regex, options.mmap ? LoadMode::mmap : LoadMode::copy);
+    // A repo id missing from the cache is downloaded here (the model layer reads the cache only).
+    impl->model = TtsModel::load(resolve_or_pull_model_dir(model), regex,
+                                 options.mmap ? LoadMode::mmap : LoadMode::copy);
     Model m;
     m.impl_ = std::move(impl);
     return m;

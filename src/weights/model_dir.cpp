@@ -6,8 +6,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "weights/hub_cache.hpp"
-#include "weights/hub_pull.hpp"
+#include "weights/hf_cache.hpp"
 
 namespace qwen3tts {
 
@@ -56,40 +55,33 @@ std::string find_cached_snapshot(const std::string& cache_dir, const ModelRef& r
     std::string commit = ref.revision;
     if (!is_commit_hash(commit)) {
         std::ifstream in(repo_dir + "/refs/" + ref.revision);
-        if (!(in >> commit)) return "";
+        if (!(in >> commit) || !is_commit_hash(commit)) return "";  // a ref names a commit
     }
     const std::string snapshot = repo_dir + "/snapshots/" + commit;
     return is_dir(snapshot) ? snapshot : "";
 }
 
-std::string resolve_model_dir(const std::string& spec) {
-    PullOptions options;
-    options.on_progress = log_progress();
-    return resolve_model_dir(spec, options);
-}
-
-std::string resolve_model_dir(const std::string& spec, const PullOptions& options) {
+std::string find_local_model_dir(const std::string& spec, bool accept_partial) {
     if (spec.empty()) throw Error(ErrorCode::invalid_argument, "no model given (--model)");
     if (is_dir(spec)) return spec;
     if (!looks_like_repo_id(spec))
         throw Error(ErrorCode::io, "model directory '" + spec + "' does not exist");
-    const ModelRef ref = parse_model_ref(spec);
-    const HubConfig cfg = HubConfig::from_env();
-    const std::string snapshot = find_cached_snapshot(cfg.cache_dir, ref);
-    // A snapshot from `pull --include` may lack the weights: complete it when online.
+    const std::string snapshot = find_cached_snapshot(hf_hub_cache_dir(), parse_model_ref(spec));
+    // A snapshot from `pull --include` may lack the weights: not usable unless told so.
     const bool complete = file_size_or_neg(snapshot + "/config.json") >= 0 &&
                           (file_size_or_neg(snapshot + "/model.safetensors") >= 0 ||
                            file_size_or_neg(snapshot + "/model.safetensors.index.json") >= 0);
-    if (!snapshot.empty() && (complete || cfg.offline)) return snapshot;
-    if (cfg.offline)
-        throw Error(ErrorCode::io, "model '" + spec +
-                                       "' is neither a local directory nor in the "
-                                       "Hugging Face cache at " +
-                                       cfg.cache_dir + " (revision '" + ref.revision +
-                                       "'), and HF_HUB_OFFLINE=1 forbids "
-                                       "downloading it; unset HF_HUB_OFFLINE, or pass --model "
-                                       "with a local model folder");
-    return pull_model(ref, cfg, options).snapshot_dir;
+    return !snapshot.empty() && (complete || accept_partial) ? snapshot : "";
+}
+
+std::string resolve_model_dir(const std::string& spec) {
+    const std::string dir = find_local_model_dir(spec, true);
+    if (!dir.empty()) return dir;
+    const ModelRef ref = parse_model_ref(spec);
+    throw Error(ErrorCode::io, "model '" + spec + "' is neither a local directory nor in the "
+                                                  "Hugging Face cache at " +
+                                   hf_hub_cache_dir() + " (revision '" + ref.revision +
+                                   "'); download it with `qwen3tts pull " + spec + "`");
 }
 
 }  // namespace qwen3tts

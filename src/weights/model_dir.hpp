@@ -1,7 +1,8 @@
 // Turns the user's model argument into a local checkpoint directory: either a directory path,
 // or a Hugging Face repo id ("Org/Name" or "Org/Name@revision") looked up in the Hugging Face
 // cache (same layout and environment variables as huggingface_hub, so that models downloaded
-// with Python are used as they are) and pulled from the hub on first use when missing.
+// with Python are used as they are). No network here: downloading on first use is the hub
+// layer's (src/hub/hub_pull.hpp, resolve_or_pull_model_dir), which the API layer calls.
 #pragma once
 
 #include <string>
@@ -25,13 +26,14 @@ std::string hf_hub_cache_dir();
 // The snapshot directory of `ref` in `cache_dir`, or "" when it is not cached.
 std::string find_cached_snapshot(const std::string& cache_dir, const ModelRef& ref);
 
-struct PullOptions;  // weights/hub_pull.hpp
+// A model argument's directory without network access: a directory as is; a repo id's cached
+// snapshot when complete (config.json and the weights), or when partial too if
+// `accept_partial`; "" when the repo id is not (completely) cached. Throws Error for a path
+// that is no directory.
+std::string find_local_model_dir(const std::string& spec, bool accept_partial);
 
-// Local directory for a model argument: a directory as is; a repo id from the cache when
-// present (no network), else pulled from the hub (HF_ENDPOINT, HF_TOKEN) unless
-// HF_HUB_OFFLINE=1. Throws Error naming what was tried. The first form reports download
-// progress through the log sink (log_info); the second takes the caller's options.
+// find_local_model_dir accepting a partial snapshot, else an Error naming the cache and
+// saying how to download the model.
 std::string resolve_model_dir(const std::string& spec);
-std::string resolve_model_dir(const std::string& spec, const PullOptions& options);
 
 }  // namespace qwen3tts

@@ -22,7 +22,7 @@
 #include "core/log.hpp"
 #include "core/npy.hpp"
 #include "support/test_support.hpp"
-#include "weights/hub_pull.hpp"
+#include "hub/hub_pull.hpp"
 #include "weights/model_dir.hpp"
 
 extern char** environ;
@@ -290,6 +290,95 @@ TEST_F(HubTest, CorruptedDownloadIsDetectedAndNotKept) {
     expect_complete_snapshot();
 }
 
+// Everything under blobs/ (complete or not), "" when there is none.
+std::string blobs_listing(const std::string& repo_dir) {
+    return qwen3tts::testing::run_shell("(ls -A " + qwen3tts::testing::shell_quote(repo_dir) +
+                                        "/blobs 2>/dev/null)")
+        .output;
+}
+
+TEST_F(HubTest, RedirectsOnlyToHttp) {
+    // A redirect from the hub (HEAD of an LFS file) or from its CDN to another scheme is
+    // refused by name before anything is read from it.
+    for (const auto& [key, url] :
+         std::vector<std::pair<std::string, std::string>>{{"redirect", "file:///etc/passwd"},
+                                                          {"redirect", "gopher://127.0.0.1:1/x"},
+                                                          {"cdn_redirect", "file:///etc/passwd"},
+                                                          {"cdn_redirect", "ftp://127.0.0.1/x"}}) {
+        SCOPED_TRACE(key + " " + url);
+        set_mode({{key, url}});
+        const auto r = cli(std::string("pull ") + kRepo + " --quiet --include model.safetensors");
+        EXPECT_EQ(r.exit_code, 1) << r.output;
+        EXPECT_NE(r.output.find("refusing the redirect"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find(url), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("only http and https"), std::string::npos) << r.output;
+        EXPECT_EQ(count_lines(r.output), 1u) << r.output;
+        EXPECT_EQ(blobs_listing(repo_dir()), "");
+        EXPECT_FALSE(exists(snapshot()));
+    }
+}
+
+TEST_F(HubTest, OpaqueEtagDownloadIsStillChecked) {
+    // An LFS file whose etags are no digest: its sha256 comes from the file list.
+    set_mode({{"opaque_etag", "model.safetensors"}, {"corrupt", "model.safetensors"}});
+    const std::string weights = " --quiet --include model.safetensors";
+    auto r = cli(std::string("pull ") + kRepo + weights);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("checksum mismatch for Qwen/Tiny-Test/model.safetensors: expected "
+                            "sha256 " +
+                            manifest_[kRepo]["files"]["model.safetensors"]["etag"]
+                                .get<std::string>()),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(blobs_listing(repo_dir()), "");
+    EXPECT_FALSE(exists(snapshot()));
+
+    // A small file stored in git: checked against the listing's git blob id.
+    set_mode({{"opaque_etag", "config.json"}, {"corrupt", "config.json"}});
+    r = cli(std::string("pull ") + kRepo + " --quiet --include config.json");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("checksum mismatch for Qwen/Tiny-Test/config.json: expected git sha1 " +
+                            manifest_[kRepo]["files"]["config.json"]["etag"].get<std::string>()),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(blobs_listing(repo_dir()), "");
+
+    // Served cut short with a matching Content-Length: the listing's size gives it away.
+    set_mode({{"opaque_etag", "model.safetensors"}, {"truncate", "model.safetensors"}});
+    r = cli(std::string("pull ") + kRepo + weights);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const int64_t full = manifest_[kRepo]["files"]["model.safetensors"]["size"];
+    EXPECT_NE(r.output.find("the hub gives two sizes for Qwen/Tiny-Test/model.safetensors: " +
+                            std::to_string(full) + " bytes in the file list, " +
+                            std::to_string(full * 3 / 4) + " in its headers"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(blobs_listing(repo_dir()), "");
+    EXPECT_FALSE(exists(snapshot()));
+
+    // Served intact: accepted, the blob named by the opaque etag as huggingface_hub does.
+    set_mode({{"opaque_etag", "model.safetensors"}});
+    r = cli(std::string("pull ") + kRepo + weights);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string link = read_link(snapshot() + "/model.safetensors");
+    EXPECT_EQ(link.rfind("../../blobs/opaque-", 0), 0u) << link;
+    EXPECT_EQ(slurp(snapshot() + "/model.safetensors"),
+              slurp(qt::model_dir("tiny-custom_voice") + "/model.safetensors"));
+}
+
+TEST_F(HubTest, RevisionAndRepoNamesStayInsideTheCache) {
+    const auto rev = cli(std::string("pull ") + kRepo + "@../../../../escape --quiet");
+    EXPECT_EQ(rev.exit_code, 1) << rev.output;
+    EXPECT_NE(rev.output.find("'../../../../escape' is not a revision name"), std::string::npos)
+        << rev.output;
+    const auto repo = cli("pull Qwen/A--B --quiet");
+    EXPECT_EQ(repo.exit_code, 1) << repo.output;
+    EXPECT_NE(repo.output.find("'Qwen/A--B' is not a Hugging Face repo id"), std::string::npos)
+        << repo.output;
+    EXPECT_TRUE(requests().empty());
+    EXPECT_FALSE(exists(cache()));
+}
+
 TEST_F(HubTest, OfflineModeServesOnlyTheCache) {
     const auto off_missing = cli(std::string("pull ") + kRepo, "HF_HUB_OFFLINE=1");
     EXPECT_NE(off_missing.exit_code, 0);
@@ -304,8 +393,8 @@ TEST_F(HubTest, OfflineModeServesOnlyTheCache) {
     EXPECT_TRUE(requests().empty());
 }
 
-// --model Org/Name resolves through resolve_model_dir: from the cache when there, downloaded
-// on first use otherwise, never downloaded under HF_HUB_OFFLINE=1.
+// --model Org/Name resolves through resolve_or_pull_model_dir: from the cache when there,
+// downloaded on first use otherwise, never downloaded under HF_HUB_OFFLINE=1.
 TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
     const std::string old_home = std::getenv("HF_HOME") ? std::getenv("HF_HOME") : "";
     ::setenv("HF_HOME", home_.c_str(), 1);
@@ -316,9 +405,20 @@ TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
     std::vector<std::string> logged;
     qwen3tts::set_log_sink([&](qwen3tts::LogLevel, const std::string& m) { logged.push_back(m); });
 
-    ::setenv("HF_HUB_OFFLINE", "1", 1);
+    // The weights layer only reads the cache: no request, an error saying how to download.
     try {
         qwen3tts::resolve_model_dir(kRepo);
+        ADD_FAILURE() << "the weights layer should not download";
+    } catch (const qwen3tts::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("download it with `qwen3tts pull Qwen/Tiny-Test`"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(requests().empty());
+
+    ::setenv("HF_HUB_OFFLINE", "1", 1);
+    try {
+        qwen3tts::resolve_or_pull_model_dir(kRepo);
         ADD_FAILURE() << "offline resolution of an uncached model should fail";
     } catch (const qwen3tts::Error& e) {
         EXPECT_NE(std::string(e.what()).find("HF_HUB_OFFLINE"), std::string::npos) << e.what();
@@ -331,14 +431,15 @@ TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
     configs_only.include = {"*.json"};
     EXPECT_EQ(qwen3tts::pull_model(kRepo, configs_only).snapshot_dir, snapshot());
     EXPECT_FALSE(exists(snapshot() + "/model.safetensors"));
-    EXPECT_EQ(qwen3tts::resolve_model_dir(kRepo), snapshot());
+    EXPECT_EQ(qwen3tts::resolve_or_pull_model_dir(kRepo), snapshot());
     EXPECT_FALSE(logged.empty());  // progress went through the log sink
     expect_complete_snapshot();
 
     clear_log();
     ::setenv("HF_HUB_OFFLINE", "1", 1);
-    EXPECT_EQ(qwen3tts::resolve_model_dir(kRepo), snapshot());
-    EXPECT_EQ(qwen3tts::resolve_model_dir(std::string(kRepo) + "@" + commit()), snapshot());
+    EXPECT_EQ(qwen3tts::resolve_or_pull_model_dir(kRepo), snapshot());
+    EXPECT_EQ(qwen3tts::resolve_or_pull_model_dir(std::string(kRepo) + "@" + commit()),
+              snapshot());
     EXPECT_TRUE(requests().empty());
 
     qwen3tts::set_log_sink(nullptr);

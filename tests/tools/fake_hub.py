@@ -2,7 +2,8 @@
 """A fake Hugging Face hub for the tests: serves local model folders over the hub's HTTP
 protocol on 127.0.0.1 (Python 3 standard library only).
 
-    GET  /api/models/{org}/{name}/revision/{rev}  -> {"id", "sha", "siblings": [{"rfilename"}]}
+    GET  /api/models/{org}/{name}/revision/{rev}  -> {"id", "sha", "siblings": [{"rfilename",
+         "size", "blobId", "lfs": {"sha256", "size", "pointerSize"}}]} (as with ?blobs=true)
     HEAD/GET /{org}/{name}/resolve/{rev}/{file}    -> small files: 200 with ETag = git sha1;
          LFS files (*.safetensors and files over 1 MB): 302 to /cdn/... with X-Linked-Etag =
          sha256 and X-Linked-Size, like the real hub's redirect to its CDN
@@ -13,7 +14,12 @@ EntryNotFound, GatedRepo). A gated repo answers 401 unless "Authorization: Beare
 
 Behaviour switches are read from <state>/mode.json at each request (the test rewrites it):
     {"cut": N}            the next N CDN downloads stop halfway through what they announced
-    {"corrupt": "FILE"}   CDN downloads of FILE have one byte flipped (the etag stays right)
+    {"corrupt": "FILE"}   downloads of FILE have one byte flipped (the etag stays right)
+    {"truncate": "FILE"}  FILE is served cut to 3/4, its announced size (HEAD, Content-Length)
+                          cut alike; the file list keeps the true size and digests
+    {"opaque_etag": "FILE"}  FILE's ETag (and X-Linked-Etag) is no digest, as some mirrors send
+    {"redirect": "URL"}   resolve of an LFS file redirects to URL (e.g. file:///etc/passwd)
+    {"cdn_redirect": "URL"}  CDN downloads redirect to URL
     {"delay_ms": D}       sleep D ms per 64 KiB chunk of CDN downloads
     {"cdn_host": "localhost"}  the host name put in CDN redirects (another "origin")
 Each request is appended to <state>/requests.log as one JSON line
@@ -54,6 +60,13 @@ class Repo:
                     "git_sha1": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(),
                     "lfs": rel.endswith(".safetensors") or len(data) > LFS_MIN_SIZE,
                 }
+                f = self.files[rel]
+                # git stores an LFS file as a pointer; blobId is that pointer's git sha1.
+                pointer = ("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n"
+                           % (f["sha256"], f["size"])).encode()
+                f["pointer_size"] = len(pointer)
+                f["blob_id"] = (hashlib.sha1(b"blob %d\0" % len(pointer) + pointer).hexdigest()
+                                if f["lfs"] else f["git_sha1"])
         h = hashlib.sha1(repo_id.encode())
         for rel in sorted(self.files):
             h.update(rel.encode() + self.files[rel]["sha256"].encode())
@@ -103,6 +116,31 @@ class State:
         with self.lock:
             with open(os.path.join(self.dir, "requests.log"), "a") as f:
                 f.write(json.dumps(entry) + "\n")
+
+
+def sibling(name, f):
+    s = {"rfilename": name, "blobId": f["blob_id"], "size": f["size"]}
+    if f["lfs"]:
+        s["lfs"] = {"sha256": f["sha256"], "size": f["size"], "pointerSize": f["pointer_size"]}
+    return s
+
+
+def served(name, f, mode):
+    """The bytes of a file as this mode serves them."""
+    data = bytearray(open(f["path"], "rb").read())
+    if mode.get("truncate") == name:
+        data = data[:len(data) * 3 // 4]
+    if mode.get("corrupt") == name:
+        data[len(data) // 2] ^= 0xFF
+    return data
+
+
+def etags(name, f, mode):
+    """(ETag, X-Linked-Etag) of a file: git sha1 / sha256, or opaque ones."""
+    if mode.get("opaque_etag") == name:
+        opaque = "opaque-" + hashlib.md5(name.encode()).hexdigest()[:12] + "-1"
+        return opaque, opaque
+    return (hashlib.sha1(name.encode()).hexdigest() if f["lfs"] else f["git_sha1"]), f["sha256"]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -167,7 +205,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         body = json.dumps({
             "id": repo.repo_id, "sha": repo.commit, "gated": "manual" if repo.gated else False,
-            "siblings": [{"rfilename": n} for n in sorted(repo.files)],
+            "siblings": [sibling(n, repo.files[n]) for n in sorted(repo.files)],
         }).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -186,22 +224,24 @@ class Handler(BaseHTTPRequestHandler):
         f = repo.files.get(name)
         if f is None:
             return self.send_error_code(404, "EntryNotFound", "Entry not found")
+        etag, linked_etag = etags(name, f, mode)
+        data = served(name, f, mode)
         if f["lfs"]:
             host = mode.get("cdn_host", "127.0.0.1")
+            location = mode.get("redirect") or "http://%s:%d/cdn/%s/%s" % (
+                host, self.server.server_address[1], repo_id, f["sha256"])
             self.send_response(302)
-            self.send_header("Location", "http://%s:%d/cdn/%s/%s" % (
-                host, self.server.server_address[1], repo_id, f["sha256"]))
+            self.send_header("Location", location)
             self.send_header("X-Repo-Commit", repo.commit)
-            self.send_header("ETag", '"%s"' % hashlib.sha1(name.encode()).hexdigest())
-            self.send_header("X-Linked-Etag", '"%s"' % f["sha256"])
-            self.send_header("X-Linked-Size", str(f["size"]))
+            self.send_header("ETag", '"%s"' % etag)
+            self.send_header("X-Linked-Etag", '"%s"' % linked_etag)
+            self.send_header("X-Linked-Size", str(len(data)))
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        data = open(f["path"], "rb").read()
         self.send_response(200)
         self.send_header("X-Repo-Commit", repo.commit)
-        self.send_header("ETag", '"%s"' % f["git_sha1"])
+        self.send_header("ETag", '"%s"' % etag)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if self.command != "HEAD":
@@ -212,9 +252,13 @@ class Handler(BaseHTTPRequestHandler):
         name, f = repo.by_sha256(sha) if repo else (None, None)
         if f is None:
             return self.send_error_code(404, "NotFound", "no such object")
-        data = bytearray(open(f["path"], "rb").read())
-        if mode.get("corrupt") == name:
-            data[len(data) // 2] ^= 0xFF
+        if mode.get("cdn_redirect"):
+            self.send_response(302)
+            self.send_header("Location", mode["cdn_redirect"])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        data = served(name, f, mode)
         size = len(data)
         start = 0
         rng = self.headers.get("Range", "")

@@ -3,8 +3,7 @@
 #include <exception>
 #include <string>
 
-#include "weights/hub_cache.hpp"
-#include "weights/model_dir.hpp"
+#include "qwen3tts/qwen3tts.hpp"
 
 namespace {
 
@@ -35,8 +34,8 @@ int cmd_list(int argc, char** argv) {
         return 2;
     }
     try {
-        const std::string cache = qwen3tts::hf_hub_cache_dir();
-        const auto repos = qwen3tts::scan_hub_cache(cache);
+        const std::string cache = qwen3tts::hub::cache_dir();
+        const auto repos = qwen3tts::hub::list_cache();
         if (repos.empty()) {
             std::printf("no models in the cache at %s\n", cache.c_str());
             return 0;

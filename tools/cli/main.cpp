@@ -1,5 +1,7 @@
 // qwen3tts command-line entry point: dispatches to one subcommand per file (cmd_*.cpp) and
 // turns errors into one clear line on stderr and a non-zero exit code.
+#include <signal.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -7,8 +9,29 @@
 
 #include "commands.hpp"
 #include "qwen3tts/error.hpp"
+#include "qwen3tts/qwen3tts.hpp"
 
 namespace {
+
+// Ctrl-C, SIGTERM, SIGHUP: delete the temporaries of half-written outputs, then die of the
+// same signal (SA_RESETHAND restored the default action), so the exit status says so.
+extern "C" void on_terminating_signal(int sig) {
+    qwen3tts::remove_temporary_files();
+    ::raise(sig);  // delivered once the handler returns (the signal is blocked inside it)
+}
+
+void install_signal_handlers() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction old {};
+        // A signal ignored by whoever started us (nohup, a background job) stays ignored.
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        struct sigaction sa {};
+        sa.sa_handler = on_terminating_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        ::sigaction(sig, &sa, nullptr);
+    }
+}
 
 struct Command {
     const char* name;
@@ -36,6 +59,7 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    install_signal_handlers();
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         usage();
         return argc < 2 ? 2 : 0;

@@ -2,17 +2,16 @@
 // huggingface_hub's snapshot_download does: list the revision's files, fetch each missing
 // blob (locked, resumable, checked), then link snapshots/<commit>/<file> and write
 // refs/<revision>. The links and the ref are written only after every blob is in place, so
-// an interrupted pull never leaves a snapshot that resolve_model_dir would take as complete.
+// an interrupted pull never leaves a snapshot that find_local_model_dir would take as complete.
 // Thread-safety: concurrent pulls (threads or processes) of the same model are safe.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "weights/hub_client.hpp"
+#include "hub/hub_client.hpp"
 #include "weights/model_dir.hpp"
 
 namespace qwen3tts {
@@ -41,6 +40,7 @@ struct PullOptions {
     // empty = all files of the revision.
     std::vector<std::string> include;
     PullProgressFn on_progress;  // may be empty
+    bool quiet = false;          // no informational messages through the log (warnings stay)
 };
 
 struct PullResult {
@@ -55,12 +55,16 @@ struct PullResult {
 PullResult pull_model(const std::string& spec, const PullOptions& options = {});
 PullResult pull_model(const ModelRef& ref, const HubConfig& cfg, const PullOptions& options);
 
+// Local directory for a model argument: a directory as is; a repo id from the cache when its
+// snapshot is complete (no network), else pulled from the hub (HF_ENDPOINT, HF_TOKEN) unless
+// HF_HUB_OFFLINE=1 (then a partial snapshot is taken as it is). Throws Error naming what was
+// tried. The first form reports download progress through the log sink (log_info).
+std::string resolve_or_pull_model_dir(const std::string& spec);
+std::string resolve_or_pull_model_dir(const std::string& spec, const PullOptions& options);
+
 bool matches_include(const std::string& file, const std::vector<std::string>& patterns);
 
-// Progress reporters. `stream_progress` writes to `out` (the caller's choice, e.g. stderr):
-// a redrawn bar when `out` is a terminal, plain lines otherwise. `log_progress` sends one
-// line per file through the library log sink (log_info).
-PullProgressFn stream_progress(std::FILE* out);
+// One line per downloaded file through the library log sink (log_info).
 PullProgressFn log_progress();
 
 }  // namespace qwen3tts

@@ -1,7 +1,8 @@
 // A minimal blocking HTTP client over libcurl for the Hugging Face hub protocol: one request,
 // no automatic redirects (the caller decides which redirect to follow and whether the token
 // goes with it), response headers of the final response, and the body either collected or
-// streamed to a sink. Network failures are reported in the response, never thrown.
+// streamed to a sink. Network failures are reported in the response, never thrown. Only
+// http and https URLs are requested (libcurl refuses every other protocol).
 // Thread-safety: each call uses its own curl handle; safe to call from several threads.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "weights/hub_http.hpp"
+#include "hub/hub_http.hpp"
 
 #include <curl/curl.h>
 
@@ -108,6 +108,14 @@ HttpResponse http_perform(const HttpRequest& request) {
     if (request.method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    // Only http(s), whatever URL a server hands us (file://, ftp://, gopher://, ... refused).
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85: the string forms; the bitmask ones are deprecated
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS, long(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS, long(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buf);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, request.connect_timeout_s);

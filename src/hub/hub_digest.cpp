@@ -1,4 +1,4 @@
-#include "weights/hub_digest.hpp"
+#include "hub/hub_digest.hpp"
 
 #include <openssl/evp.h>
 

@@ -1,4 +1,4 @@
-#include "weights/hub_cache.hpp"
+#include "hub/hub_cache.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,8 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "weights/hub_lock.hpp"
+#include "hub/hub_lock.hpp"
+#include "weights/hf_cache.hpp"
 
 namespace qwen3tts {
 
@@ -25,56 +26,14 @@ std::string parent_of(const std::string& path) {
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-std::string unique_suffix() {
+// A short temporary name next to `path` (a long file name plus a suffix could pass NAME_MAX).
+std::string temp_next_to(const std::string& path) {
     static std::atomic<int> counter{0};
-    return ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
+    return parent_of(path) + "/.qwen3tts-" + std::to_string(::getpid()) + "-" +
+           std::to_string(++counter);
 }
 
 }  // namespace
-
-std::string repo_folder_name(const std::string& repo_id) {
-    std::string name = "models";
-    size_t start = 0;
-    while (true) {
-        const auto slash = repo_id.find('/', start);
-        name += "--" + repo_id.substr(start, slash - start);
-        if (slash == std::string::npos) break;
-        start = slash + 1;
-    }
-    return name;
-}
-
-std::string repo_cache_dir(const std::string& cache_dir, const std::string& repo_id) {
-    return cache_dir + "/" + repo_folder_name(repo_id);
-}
-
-std::string blob_path(const std::string& cache_dir, const std::string& repo_id,
-                      const std::string& etag) {
-    return repo_cache_dir(cache_dir, repo_id) + "/blobs/" + etag;
-}
-
-std::string blob_lock_path(const std::string& cache_dir, const std::string& repo_id,
-                           const std::string& etag) {
-    return cache_dir + "/.locks/" + repo_folder_name(repo_id) + "/" + etag + ".lock";
-}
-
-std::string snapshot_dir(const std::string& cache_dir, const std::string& repo_id,
-                         const std::string& commit) {
-    return repo_cache_dir(cache_dir, repo_id) + "/snapshots/" + commit;
-}
-
-bool is_commit_hash(const std::string& s) {
-    if (s.size() != 40) return false;
-    for (char c : s)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    return true;
-}
-
-int64_t file_size_or_neg(const std::string& path) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
-    return static_cast<int64_t>(st.st_size);
-}
 
 void link_snapshot_file(const std::string& cache_dir, const std::string& repo_id,
                         const std::string& commit, const std::string& file,
@@ -91,7 +50,7 @@ void link_snapshot_file(const std::string& cache_dir, const std::string& repo_id
     if (n >= 0 && std::string(existing, static_cast<size_t>(n)) == target) return;
 
     make_dirs(parent_of(pointer));
-    const std::string tmp = pointer + unique_suffix();
+    const std::string tmp = temp_next_to(pointer);
     if (::symlink(target.c_str(), tmp.c_str()) != 0)
         throw Error(ErrorCode::io, "cannot create symlink " + tmp + ": " + std::strerror(errno));
     if (::rename(tmp.c_str(), pointer.c_str()) != 0) {
@@ -111,7 +70,7 @@ void write_ref(const std::string& cache_dir, const std::string& repo_id,
         if (in >> current && current == commit) return;
     }
     make_dirs(parent_of(path));
-    const std::string tmp = path + unique_suffix();
+    const std::string tmp = temp_next_to(path);
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << commit;  // no newline, as huggingface_hub writes it

@@ -1,27 +1,14 @@
-// The Hugging Face hub cache layout, byte for byte as huggingface_hub writes it, so that
-// models pulled by Python are used by qwen3tts and the other way round:
-//
-//   <cache>/models--Org--Name/blobs/<etag>                 file contents, named by etag
-//   <cache>/models--Org--Name/blobs/<etag>.incomplete      a download in progress
-//   <cache>/models--Org--Name/snapshots/<commit>/<file>    relative symlink ../../blobs/<etag>
-//   <cache>/models--Org--Name/refs/<branch or tag>         the commit it points to
-//   <cache>/.locks/models--Org--Name/<etag>.lock           flock while a blob downloads
+// Writing and listing the Hugging Face hub cache (layout: weights/hf_cache.hpp): snapshot
+// symlinks, refs, and the inventory `qwen3tts list` shows.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace qwen3tts {
+#include "weights/hf_cache.hpp"
 
-std::string repo_folder_name(const std::string& repo_id);  // "models--Org--Name"
-std::string repo_cache_dir(const std::string& cache_dir, const std::string& repo_id);
-std::string blob_path(const std::string& cache_dir, const std::string& repo_id,
-                      const std::string& etag);
-std::string blob_lock_path(const std::string& cache_dir, const std::string& repo_id,
-                           const std::string& etag);
-std::string snapshot_dir(const std::string& cache_dir, const std::string& repo_id,
-                         const std::string& commit);
+namespace qwen3tts {
 
 // Points snapshots/<commit>/<file> at blobs/<etag> with a relative symlink, replacing any
 // existing entry atomically (a symlink made under a temporary name, then renamed).
@@ -32,11 +19,6 @@ void link_snapshot_file(const std::string& cache_dir, const std::string& repo_id
 // Writes refs/<revision> = commit (atomically) unless `revision` is the commit itself.
 void write_ref(const std::string& cache_dir, const std::string& repo_id,
                const std::string& revision, const std::string& commit);
-
-bool is_commit_hash(const std::string& s);  // 40 lower-case hex digits
-
-// Size of a regular file, or -1 when it does not exist.
-int64_t file_size_or_neg(const std::string& path);
 
 struct CachedRevision {
     std::string commit;

@@ -1,9 +1,10 @@
-#include "weights/hub_client.hpp"
+#include "hub/hub_client.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -14,10 +15,11 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "weights/hub_cache.hpp"
-#include "weights/hub_digest.hpp"
-#include "weights/hub_http.hpp"
-#include "weights/hub_lock.hpp"
+#include "hub/hub_cache.hpp"
+#include "hub/hub_digest.hpp"
+#include "hub/hub_http.hpp"
+#include "hub/hub_lock.hpp"
+#include "weights/hf_cache.hpp"
 #include "weights/model_dir.hpp"
 
 namespace qwen3tts {
@@ -123,6 +125,13 @@ std::string unreachable_message(const HubConfig& cfg, const HttpResponse& r) {
 
 enum class Follow { relative_only, all };
 
+bool is_http_url(const std::string& url) {
+    std::string scheme = url.substr(0, url.find("://"));
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return url.find("://") != std::string::npos && (scheme == "http" || scheme == "https");
+}
+
 // One hub request with our headers, following redirects ourselves: the token goes only to
 // the endpoint's origin. With Follow::relative_only a redirect to another origin is
 // returned as is (the HEAD of an LFS file: its headers describe the file, the Location is
@@ -131,6 +140,10 @@ HttpResponse hub_request(const HubConfig& cfg, HttpRequest req, Follow follow,
                          const std::vector<std::string>& extra_headers = {}) {
     const std::string endpoint_origin = url_origin(cfg.endpoint);
     std::string url = req.url;
+    if (!is_http_url(url))
+        throw Error(ErrorCode::invalid_argument,
+                    "refusing to request " + url + ": only http and https URLs are used "
+                    "(check HF_ENDPOINT)");
     for (int hop = 0; hop <= kMaxRedirects; ++hop) {
         req.url = url;
         req.headers = {"User-Agent: qwen3tts/0.1; hf_hub-compatible", "Accept-Encoding: identity"};
@@ -138,12 +151,17 @@ HttpResponse hub_request(const HubConfig& cfg, HttpRequest req, Follow follow,
         if (!cfg.token.empty() && url_origin(url) == endpoint_origin)
             req.headers.push_back("Authorization: Bearer " + cfg.token);
         HttpResponse r = http_perform(req);
-        const bool redirect =
-            r.curl_code == 0 && r.status >= 300 && r.status < 400 && !r.redirect_url.empty();
+        const bool is_3xx = r.curl_code == 0 && r.status >= 300 && r.status < 400;
+        const std::string location = r.header("location");
+        // A redirect must stay on http(s): never file://, ftp://, gopher://, ...
+        if (is_3xx && ((!r.redirect_url.empty() && !is_http_url(r.redirect_url)) ||
+                       (location.find("://") != std::string::npos && !is_http_url(location))))
+            throw Error(ErrorCode::io, "refusing the redirect from " + url + " to " +
+                                           first_line(location) +
+                                           ": only http and https URLs are followed");
+        const bool redirect = is_3xx && !r.redirect_url.empty();
         if (!redirect) return r;
-        if (follow == Follow::relative_only &&
-            r.header("location").find("://") != std::string::npos)
-            return r;
+        if (follow == Follow::relative_only && location.find("://") != std::string::npos) return r;
         url = r.redirect_url;
     }
     throw Error(ErrorCode::io,
@@ -170,6 +188,25 @@ bool safe_relative_path(const std::string& f) {
         if (slash == std::string::npos) return true;
         start = slash + 1;
     }
+}
+
+bool all_digits(const std::string& s) {
+    return !s.empty() && s.size() <= 19 &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A hub repo or organisation name: letters, digits, '-', '_', '.', without ".." or "--"
+// (the cache folder models--Org--Name would not map back).
+bool valid_repo_part(const std::string& s) {
+    return !s.empty() && s.size() <= 96 && s.find("..") == std::string::npos &&
+           s.find("--") == std::string::npos && s.front() != '.' && s.front() != '-' &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) {
+               return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+           });
+}
+
+void note(const HubConfig& cfg, const std::string& message) {
+    if (!cfg.quiet) log_info(message);
 }
 
 [[noreturn]] void throw_write_error(const HubConfig& cfg, const std::string& path, int e) {
@@ -239,7 +276,7 @@ RepoInfo fetch_repo_info(const HubConfig& cfg, const std::string& repo_id,
                          const std::string& revision) {
     HttpRequest req;
     req.url = cfg.endpoint + "/api/models/" + url_quote(repo_id, "/") + "/revision/" +
-              url_quote(revision);
+              url_quote(revision) + "?blobs=true";
     req.timeout_s = kMetadataTimeoutS;
     const HttpResponse r = hub_request(cfg, req, Follow::relative_only);
     const Context ctx{repo_id, revision, ""};
@@ -249,7 +286,24 @@ RepoInfo fetch_repo_info(const HubConfig& cfg, const std::string& repo_id,
     try {
         const auto j = nlohmann::json::parse(r.body);
         info.commit = j.at("sha").get<std::string>();
-        for (const auto& s : j.at("siblings")) info.files.push_back(s.at("rfilename"));
+        for (const auto& s : j.at("siblings")) {
+            RepoFile f;
+            f.name = s.at("rfilename").get<std::string>();
+            if (s.contains("size") && !s["size"].is_null()) f.size = s["size"].get<int64_t>();
+            const bool lfs = s.contains("lfs") && s["lfs"].is_object();
+            if (lfs) {
+                const auto& l = s["lfs"];
+                f.sha256 = l.value("sha256", std::string());
+                if (l.contains("size")) f.size = l["size"].get<int64_t>();
+            } else if (s.contains("blobId") && s["blobId"].is_string()) {
+                f.git_sha1 = s["blobId"].get<std::string>();
+            }
+            if (f.size < -1) f.size = -1;
+            // Digests of an unexpected form are ignored, not trusted.
+            if (etag_kind(f.sha256) != EtagKind::sha256) f.sha256.clear();
+            if (etag_kind(f.git_sha1) != EtagKind::git_sha1) f.git_sha1.clear();
+            info.files.push_back(f);
+        }
     } catch (const nlohmann::json::exception& e) {
         throw Error(ErrorCode::format, "unexpected answer from " + req.url + " (" + e.what() +
                                            "); is HF_ENDPOINT a Hugging Face hub?");
@@ -258,15 +312,17 @@ RepoInfo fetch_repo_info(const HubConfig& cfg, const std::string& repo_id,
         throw Error(ErrorCode::format, "the hub gave '" + info.commit + "' as the commit of " +
                                            repo_id + "@" + revision + ", not a commit hash");
     for (const auto& f : info.files)
-        if (!safe_relative_path(f))
-            throw Error(ErrorCode::format, "the hub lists the unsafe file name '" + f + "' in " +
-                                               repo_id + "; refusing to download it");
-    std::sort(info.files.begin(), info.files.end());
+        if (!safe_relative_path(f.name))
+            throw Error(ErrorCode::format, "the hub lists the unsafe file name '" + f.name +
+                                               "' in " + repo_id + "; refusing to download it");
+    std::sort(info.files.begin(), info.files.end(),
+              [](const RepoFile& a, const RepoFile& b) { return a.name < b.name; });
     return info;
 }
 
 FileMeta fetch_file_meta(const HubConfig& cfg, const std::string& repo_id,
-                         const std::string& commit, const std::string& file) {
+                         const std::string& commit, const RepoFile& listed) {
+    const std::string& file = listed.name;
     HttpRequest req;
     req.method = "HEAD";
     req.url = cfg.endpoint + "/" + url_quote(repo_id, "/") + "/resolve/" + url_quote(commit) + "/" +
@@ -285,17 +341,50 @@ FileMeta fetch_file_meta(const HubConfig& cfg, const std::string& repo_id,
     std::string size = r.header("x-linked-size");
     if (size.empty()) size = r.header("content-length");
     meta.url = redirect && !r.redirect_url.empty() ? r.redirect_url : req.url;
+    const std::string what = repo_id + "/" + file;
     if (meta.commit.empty() || meta.etag.empty() || size.empty())
         throw Error(ErrorCode::format, "the server at " + cfg.endpoint +
-                                           " sent no X-Repo-Commit, ETag or size "
-                                           "for " +
-                                           repo_id + "/" + file +
+                                           " sent no X-Repo-Commit, ETag or size for " + what +
                                            "; is HF_ENDPOINT a Hugging Face hub?");
     if (!safe_relative_path(meta.etag) || meta.etag.find('/') != std::string::npos)
-        throw Error(ErrorCode::format, "the hub sent the unusable etag '" + meta.etag + "' for " +
-                                           repo_id + "/" + file);
+        throw Error(ErrorCode::format, "the hub sent the unusable etag '" + first_line(meta.etag) +
+                                           "' for " + what);
+    if (!all_digits(size))
+        throw Error(ErrorCode::format,
+                    "the hub sent the size '" + first_line(size) + "' for " + what);
     meta.size = std::strtoull(size.c_str(), nullptr, 10);
+
+    // What to check the content against: the etag when it is a digest, else the listing's.
+    const EtagKind kind = etag_kind(meta.etag);
+    if (kind == EtagKind::sha256) meta.sha256 = meta.etag;
+    if (kind == EtagKind::git_sha1) meta.git_sha1 = meta.etag;
+    auto agree = [&](std::string& have, const std::string& listed_value, const char* name) {
+        if (listed_value.empty()) return;
+        if (!have.empty() && have != listed_value)
+            throw Error(ErrorCode::format, "the hub gives two " + std::string(name) + " for " +
+                                               what + ": " + listed_value + " in the file list, " +
+                                               have + " in its headers; refusing to download it");
+        have = listed_value;
+    };
+    agree(meta.sha256, listed.sha256, "sha256 digests");
+    if (meta.sha256.empty()) agree(meta.git_sha1, listed.git_sha1, "git blob ids");
+    if (listed.size >= 0 && uint64_t(listed.size) != meta.size)
+        throw Error(ErrorCode::format, "the hub gives two sizes for " + what + ": " +
+                                           std::to_string(listed.size) + " bytes in the file "
+                                           "list, " + std::to_string(meta.size) +
+                                           " in its headers; refusing to download it");
     return meta;
+}
+
+void check_repo_ref(const std::string& repo_id, const std::string& revision) {
+    const auto slash = repo_id.find('/');
+    if (slash == std::string::npos || !valid_repo_part(repo_id.substr(0, slash)) ||
+        !valid_repo_part(repo_id.substr(slash + 1)))
+        throw Error(ErrorCode::invalid_argument,
+                    "'" + repo_id + "' is not a Hugging Face repo id (Org/Name: letters, digits, "
+                    "'-', '_', '.')");
+    if (!safe_relative_path(revision) || revision.size() > 256)
+        throw Error(ErrorCode::invalid_argument, "'" + revision + "' is not a revision name");
 }
 
 bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta& meta,
@@ -304,16 +393,22 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
     if (file_size_or_neg(blob) >= 0) return false;
     make_dirs(repo_cache_dir(cfg.cache_dir, repo_id) + "/blobs");
     FileLock lock(blob_lock_path(cfg.cache_dir, repo_id, meta.etag), [&] {
-        log_info("waiting for another process downloading " + repo_id + "/" + meta.file);
+        note(cfg, "waiting for another process downloading " + repo_id + "/" + meta.file);
     });
     if (file_size_or_neg(blob) >= 0) return false;  // the other process finished it
 
     const std::string incomplete = blob + ".incomplete";
-    const EtagKind kind = etag_kind(meta.etag);
-    Digest digest(kind == EtagKind::git_sha1 ? Digest::Kind::sha1 : Digest::Kind::sha256);
+    // The content is checked against the sha256 when the hub gives one, else the git sha1.
+    const bool use_sha256 = !meta.sha256.empty();
+    const bool checked = use_sha256 || !meta.git_sha1.empty();
+    const std::string& expected = use_sha256 ? meta.sha256 : meta.git_sha1;
+    if (!checked)
+        log_warning("the hub gives no checksum for " + repo_id + "/" + meta.file + " (etag '" +
+                    meta.etag + "'): only its size is checked");
+    Digest digest(use_sha256 ? Digest::Kind::sha256 : Digest::Kind::sha1);
     auto restart_digest = [&] {
         digest.reset();
-        if (kind == EtagKind::git_sha1) digest_git_header(digest, meta.size);
+        if (!use_sha256) digest_git_header(digest, meta.size);
     };
 
     std::string last_error;
@@ -328,7 +423,7 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
         }
         // The digest covers the kept prefix too, read back once.
         restart_digest();
-        if (offset > 0 && kind != EtagKind::opaque) {
+        if (offset > 0 && checked) {
             ::lseek(fd, 0, SEEK_SET);
             std::vector<char> buf(1 << 20);
             uint64_t left = offset;
@@ -346,7 +441,7 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
             break;
         }
         if (offset > 0 && attempt == 1)
-            log_info("resuming " + repo_id + "/" + meta.file + " at " + human_bytes(offset) +
+            note(cfg, "resuming " + repo_id + "/" + meta.file + " at " + human_bytes(offset) +
                      " of " + human_bytes(meta.size));
 
         uint64_t done = offset;
@@ -376,14 +471,21 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
                 write_errno = errno;
                 return false;
             }
-            if (kind != EtagKind::opaque) digest.update(data, n);
+            if (checked) digest.update(data, n);
             done += n;
             if (on_bytes) on_bytes(done, meta.size);
             return true;
         };
         std::vector<std::string> extra;
         if (offset > 0) extra.push_back("Range: bytes=" + std::to_string(offset) + "-");
-        const HttpResponse r = hub_request(cfg, req, Follow::all, extra);
+        HttpResponse r;
+        try {
+            r = hub_request(cfg, req, Follow::all, extra);
+        } catch (...) {  // a refused redirect: keep nothing that was not downloaded
+            ::close(fd);
+            if (file_size_or_neg(incomplete) == 0) ::unlink(incomplete.c_str());
+            throw;
+        }
         ::close(fd);
 
         if (write_errno != 0) throw_write_error(cfg, incomplete, write_errno);
@@ -421,7 +523,7 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
             last_error = r.curl_error.empty() ? "HTTP " + std::to_string(r.status) : r.curl_error;
         }
         if (attempt < kMaxAttempts) {
-            log_info("download of " + repo_id + "/" + meta.file + " interrupted at " +
+            note(cfg, "download of " + repo_id + "/" + meta.file + " interrupted at " +
                      human_bytes(done) + " of " + human_bytes(meta.size) + " (" + last_error +
                      "); resuming (attempt " + std::to_string(attempt + 1) + " of " +
                      std::to_string(kMaxAttempts) + ")");
@@ -437,14 +539,13 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
                         " are kept: run the command again to resume");
     }
 
-    if (kind != EtagKind::opaque) {
+    if (checked) {
         const std::string got = digest.hex();
-        if (got != meta.etag) {
+        if (got != expected) {
             ::unlink(incomplete.c_str());
             throw Error(ErrorCode::io, "checksum mismatch for " + repo_id + "/" + meta.file +
-                                           ": expected " +
-                                           (kind == EtagKind::sha256 ? "sha256 " : "git sha1 ") +
-                                           meta.etag + ", got " + got +
+                                           ": expected " + (use_sha256 ? "sha256 " : "git sha1 ") +
+                                           expected + ", got " + got +
                                            "; the corrupted download was deleted, run the "
                                            "command again");
         }

@@ -1,9 +1,10 @@
-#include "weights/hub_pull.hpp"
+#include "hub/hub_pull.hpp"
 
 #include <fnmatch.h>
 
 #include "core/error.hpp"
-#include "weights/hub_cache.hpp"
+#include "hub/hub_cache.hpp"
+#include "weights/hf_cache.hpp"
 
 namespace qwen3tts {
 
@@ -20,10 +21,13 @@ PullResult pull_model(const std::string& spec, const PullOptions& options) {
     if (!looks_like_repo_id(spec))
         throw Error(ErrorCode::invalid_argument,
                     "'" + spec + "' is not a Hugging Face repo id (Org/Name or Org/Name@revision)");
-    return pull_model(parse_model_ref(spec), HubConfig::from_env(), options);
+    HubConfig cfg = HubConfig::from_env();
+    cfg.quiet = options.quiet;
+    return pull_model(parse_model_ref(spec), cfg, options);
 }
 
 PullResult pull_model(const ModelRef& ref, const HubConfig& cfg, const PullOptions& options) {
+    check_repo_ref(ref.repo_id, ref.revision);
     PullResult result;
     if (cfg.offline) {
         result.snapshot_dir = find_cached_snapshot(cfg.cache_dir, ref);
@@ -45,7 +49,7 @@ PullResult pull_model(const ModelRef& ref, const HubConfig& cfg, const PullOptio
     std::vector<FileMeta> metas;
     uint64_t all_total = 0;
     for (const auto& f : info.files) {
-        if (!matches_include(f, options.include)) continue;
+        if (!matches_include(f.name, options.include)) continue;
         metas.push_back(fetch_file_meta(cfg, ref.repo_id, info.commit, f));
         all_total += metas.back().size;
     }
@@ -98,6 +102,28 @@ PullResult pull_model(const ModelRef& ref, const HubConfig& cfg, const PullOptio
     result.commit = info.commit;
     result.n_files = metas.size();
     return result;
+}
+
+std::string resolve_or_pull_model_dir(const std::string& spec) {
+    PullOptions options;
+    options.on_progress = log_progress();
+    return resolve_or_pull_model_dir(spec, options);
+}
+
+std::string resolve_or_pull_model_dir(const std::string& spec, const PullOptions& options) {
+    const HubConfig cfg = HubConfig::from_env();
+    const std::string dir = find_local_model_dir(spec, cfg.offline);
+    if (!dir.empty()) return dir;
+    const ModelRef ref = parse_model_ref(spec);
+    if (cfg.offline)
+        throw Error(ErrorCode::io, "model '" + spec +
+                                       "' is neither a local directory nor in the "
+                                       "Hugging Face cache at " +
+                                       cfg.cache_dir + " (revision '" + ref.revision +
+                                       "'), and HF_HUB_OFFLINE=1 forbids "
+                                       "downloading it; unset HF_HUB_OFFLINE, or pass --model "
+                                       "with a local model folder");
+    return pull_model(ref, cfg, options).snapshot_dir;
 }
 
 }  // namespace qwen3tts

@@ -1,4 +1,4 @@
-#include "weights/hub_lock.hpp"
+#include "hub/hub_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
