@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 
 #include "api/model_impl.hpp"
 #include "api/option_parsing.hpp"
@@ -51,8 +53,10 @@ struct Synthesizer::Impl {
         if (o.max_frames < 0)
             throw Error(ErrorCode::invalid_argument,
                         "max frames must be positive, got " + std::to_string(o.max_frames));
+        // max_frames + 1 tokens, saturated (INT_MAX frames means "until EOS or the context
+        // ends"; the Session bounds the cache by the model's context).
         p.max_new_tokens = o.max_frames > 0
-                               ? o.max_frames + 1
+                               ? int(std::min<int64_t>(int64_t(o.max_frames) + 1, INT32_MAX))
                                : model->model->config().generation.max_new_tokens;
         p.seed = o.seed;
         return p;

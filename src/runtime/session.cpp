@@ -81,6 +81,7 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     // Generation stops at the end of the model's context like at the frame limit.
     const int64_t max_tokens = std::min<int64_t>(params.max_new_tokens,
                                                  tc.max_position_embeddings - prompt.length);
+    QWEN3TTS_ASSERT(max_tokens >= 1);  // build_prompt rejects prompts that fill the context
     // Reserve everything the loop needs.
     const int64_t capacity = prompt.length + max_tokens;
     if (talker_cache_.capacity() < capacity) {

@@ -94,5 +94,16 @@ TEST(KvCache, RequestWhoseCacheDoesNotFitFailsAtItsStart) {
     EXPECT_LE(codes.size(), 5u * 16u);
 }
 
+TEST(KvCache, MaxFramesAtIntMaxIsBoundedByTheContext) {
+    const Model model = Model::load(testing::model_dir("tiny-custom_voice"));
+    Synthesizer synth(model, EngineOptions{1});
+    SynthesisOptions o = model.default_options();
+    o.speaker = "Ryan";
+    o.max_frames = std::numeric_limits<int>::max();
+    int frames = 0;
+    const auto codes = synth.generate_codes("Hello.", o, [&](const int32_t*) { return ++frames < 3; });
+    EXPECT_EQ(codes.size(), 3u * 16u);
+}
+
 }  // namespace
 }  // namespace qwen3tts
