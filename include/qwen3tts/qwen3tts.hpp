@@ -53,8 +53,8 @@ struct EngineOptions {
     // 0 = all online CPUs; negative is an Error; more than the online CPUs is capped to them
     // (with a warning through the log sink) unless oversubscribe is set.
     int threads = 0;
-    bool oversubscribe = false;
     Kernels kernels = Kernels::fast;  // reference = plain fp32 loops (for verification)
+    bool oversubscribe = false;
 };
 
 // A cloned voice for the Base models: the reference speaker's x-vector and, in in-context

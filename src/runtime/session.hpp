@@ -30,9 +30,9 @@ struct GenerationParams {
 };
 
 struct SessionOptions {
-    int threads = 0;             // 0 = all online CPUs; see resolve_thread_count
-    bool oversubscribe = false;  // allow more threads than online CPUs
+    int threads = 0;  // 0 = all online CPUs; see resolve_thread_count
     backend::KernelSet kernels = backend::KernelSet::fast;
+    bool oversubscribe = false;  // allow more threads than online CPUs
 };
 
 struct GenerationHooks {

@@ -148,7 +148,7 @@ TEST(Concurrency, TwoSynthesizersInTwoThreadsGiveTheirSoloCodes) {
     const Model model = tiny();
     std::vector<int32_t> solo[2];
     for (int i = 0; i < 2; ++i) {
-        Synthesizer s(model, EngineOptions{4, true});
+        Synthesizer s(model, EngineOptions{4, Kernels::fast, true});
         solo[i] = s.generate_codes(kText, options(model, false, uint64_t(100 + i)));
     }
     ASSERT_NE(solo[0], solo[1]);
@@ -156,7 +156,7 @@ TEST(Concurrency, TwoSynthesizersInTwoThreadsGiveTheirSoloCodes) {
     std::vector<std::thread> threads;
     for (int i = 0; i < 2; ++i)
         threads.emplace_back([&, i] {
-            Synthesizer s(model, EngineOptions{4, true});
+            Synthesizer s(model, EngineOptions{4, Kernels::fast, true});
             for (auto& g : got[i]) g = s.generate_codes(kText, options(model, false, uint64_t(100 + i)));
         });
     for (auto& t : threads) t.join();
