@@ -4,7 +4,10 @@
 // as solo runs.
 #include <gtest/gtest.h>
 
+#include <time.h>
+
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -162,6 +165,22 @@ TEST(Concurrency, TwoSynthesizersInTwoThreadsGiveTheirSoloCodes) {
     for (auto& t : threads) t.join();
     for (int i = 0; i < 2; ++i)
         for (int r = 0; r < 10; ++r) EXPECT_EQ(got[i][r], solo[i]) << "synthesizer " << i << " run " << r;
+}
+
+double process_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+TEST(Concurrency, IdleLoadedSynthesizerUsesNoCpu) {
+    const Model model = tiny();
+    Synthesizer synth(model, EngineOptions{4, Kernels::fast, true});
+    ASSERT_FALSE(synth.generate_codes(kText, options(model, true, 0)).empty());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const double t0 = process_cpu_ms();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_LT(process_cpu_ms() - t0, 30.0);
 }
 
 TEST(Concurrency, NegativeThreadsAreAnError) {
