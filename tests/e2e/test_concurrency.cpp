@@ -160,11 +160,13 @@ TEST(Concurrency, TwoSynthesizersInTwoThreadsGiveTheirSoloCodes) {
     for (int i = 0; i < 2; ++i)
         threads.emplace_back([&, i] {
             Synthesizer s(model, EngineOptions{4, Kernels::fast, true});
-            for (auto& g : got[i]) g = s.generate_codes(kText, options(model, false, uint64_t(100 + i)));
+            const SynthesisOptions o = options(model, false, uint64_t(100 + i));
+            for (auto& g : got[i]) g = s.generate_codes(kText, o);
         });
     for (auto& t : threads) t.join();
     for (int i = 0; i < 2; ++i)
-        for (int r = 0; r < 10; ++r) EXPECT_EQ(got[i][r], solo[i]) << "synthesizer " << i << " run " << r;
+        for (int r = 0; r < 10; ++r)
+            EXPECT_EQ(got[i][r], solo[i]) << "synthesizer " << i << " run " << r;
 }
 
 double process_cpu_ms() {
@@ -193,7 +195,8 @@ TEST(Concurrency, NegativeThreadsAreAnError) {
         EXPECT_STREQ(e.what(), "threads must be >= 0 (0 = all online CPUs), got -1");
     }
     qwen3tts_model* cm = nullptr;
-    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), &cm), QWEN3TTS_OK);
+    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), &cm),
+              QWEN3TTS_OK);
     qwen3tts_synthesizer* synth = nullptr;
     EXPECT_EQ(qwen3tts_synthesizer_new(cm, -3, &synth), QWEN3TTS_ERR_INVALID_ARGUMENT);
     EXPECT_STREQ(qwen3tts_last_error(), "threads must be >= 0 (0 = all online CPUs), got -3");

@@ -48,17 +48,19 @@ testing::CommandResult codes(const std::string& dir, const std::string& name) {
 
 TEST(NonFinite, NanInTheTalkerHeadFailsAtFrameZero) {
     // Row 5 of codec_head [3072, 32]: logit 5 of every talker step.
-    const auto r = codes(checkpoint_with_nan("talker", "talker.codec_head.weight", 5 * 32), "talker");
+    const auto r =
+        codes(checkpoint_with_nan("talker", "talker.codec_head.weight", 5 * 32), "talker");
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.output.find("talker logits of frame 0 (codebook 0) are not finite (index 5 is nan)"),
+    EXPECT_NE(r.output.find(
+                  "talker logits of frame 0 (codebook 0) are not finite (index 5 is nan)"),
               std::string::npos)
         << r.output;
 }
 
 TEST(NonFinite, NanInACodePredictorHeadNamesTheCodebook) {
     // lm_head.2 predicts codebook 3.
-    const auto r = codes(checkpoint_with_nan("predictor", "talker.code_predictor.lm_head.2.weight", 0),
-                         "predictor");
+    const auto r = codes(
+        checkpoint_with_nan("predictor", "talker.code_predictor.lm_head.2.weight", 0), "predictor");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("code predictor logits of frame 0 (codebook 3) are not finite "
                             "(index 0 is nan)"),

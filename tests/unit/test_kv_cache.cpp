@@ -101,7 +101,8 @@ TEST(KvCache, MaxFramesAtIntMaxIsBoundedByTheContext) {
     o.speaker = "Ryan";
     o.max_frames = std::numeric_limits<int>::max();
     int frames = 0;
-    const auto codes = synth.generate_codes("Hello.", o, [&](const int32_t*) { return ++frames < 3; });
+    const auto codes =
+        synth.generate_codes("Hello.", o, [&](const int32_t*) { return ++frames < 3; });
     EXPECT_EQ(codes.size(), 3u * 16u);
 }
 
