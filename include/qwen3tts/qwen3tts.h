@@ -1,7 +1,10 @@
 /* qwen3tts C API: a thin, exception-free layer over the C++ API for bindings.
  * Every function returns 0 (QWEN3TTS_OK) on success or an error code; the message of the last
  * error on this thread is available from qwen3tts_last_error(). Handles are opaque; a model
- * may be shared by several synthesizers; one synthesizer serves one request at a time. */
+ * may be shared by several synthesizers; one synthesizer serves one request at a time: a call
+ * on a synthesizer that another thread is using fails with QWEN3TTS_ERR_INVALID_ARGUMENT and
+ * "Synthesizer is already in use by another thread; ..." (use one per concurrent request).
+ * threads: 0 = all online CPUs, negative is an error, more than the online CPUs is capped. */
 #ifndef QWEN3TTS_H
 #define QWEN3TTS_H
 

@@ -3,8 +3,13 @@
 //
 // Ownership and threads: a Model is an immutable, reference-counted handle; copies share the
 // same memory-mapped weights and may be used from any thread. A Synthesizer holds the mutable
-// state of one request at a time (KV caches, RNG, worker threads): use one per concurrent
-// request. All errors are thrown as qwen3tts::Error (see error code and message).
+// state of one request at a time (KV caches, RNG): use one per concurrent request. Calling a
+// Synthesizer while another thread is inside one of its calls throws an Error ("Synthesizer is
+// already in use by another thread; ..."); the running call is not disturbed. The worker
+// threads are one process-wide pool shared by all Synthesizers: when two requests run at once,
+// the second one's parallel regions run on its own thread while the first one holds the
+// workers (same results, only slower). All errors are thrown as qwen3tts::Error (see error
+// code and message).
 #pragma once
 
 #include <cstdint>
@@ -45,8 +50,11 @@ struct LoadOptions {
 enum class Kernels { fast, reference };
 
 struct EngineOptions {
-    int threads = 0;                  // 0 = all online CPUs
+    // 0 = all online CPUs; negative is an Error; more than the online CPUs is capped to them
+    // (with a warning through the log sink) unless oversubscribe is set.
+    int threads = 0;
     Kernels kernels = Kernels::fast;  // reference = plain fp32 loops (for verification)
+    bool oversubscribe = false;
 };
 
 // A cloned voice for the Base models: the reference speaker's x-vector and, in in-context
@@ -149,6 +157,7 @@ public:
     // Output sample rate of the codec decoder (24000).
     int sample_rate() const;
     // Codes [frames × 16] → 24 kHz audio (the codec decoder is loaded on first use).
+    // threads as EngineOptions::threads.
     std::vector<float> decode(const std::vector<int32_t>& codes,
                               const std::string& codec_decode = "streaming",
                               int threads = 0) const;

@@ -34,16 +34,13 @@ void AudioFileWriter::finish() { impl_->writer.finish(); }
 // ref: qwen_tts Qwen3TTSTokenizer.encode(path): librosa.load(sr=None, mono=True), then
 // resampling to the codec rate with soxr HQ.
 Model::EncodedAudio Model::encode_audio(const std::string& audio_path, int threads) const {
-    if (threads < 0)
-        throw Error(ErrorCode::invalid_argument,
-                    "encode: threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
+    ThreadPool pool(resolve_thread_count(threads, "threads"));
     const Audio audio = read_audio_file(audio_path);
     const CodecEncoder& encoder = impl_->codec_encoder();
     const std::vector<float> wav =
         audio.sample_rate == encoder.sample_rate()
             ? audio.samples
             : resample(audio.samples, audio.sample_rate, encoder.sample_rate());
-    ThreadPool pool(threads);
     const std::vector<int64_t> codes = encoder.encode(wav, {backend::KernelSet::fast, &pool});
     EncodedAudio out;
     out.codes.assign(codes.begin(), codes.end());

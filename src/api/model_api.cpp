@@ -54,13 +54,14 @@ int Model::sample_rate() const { return impl_->codec().sample_rate(); }
 
 std::vector<float> Model::decode(const std::vector<int32_t>& codes,
                                  const std::string& codec_decode, int threads) const {
+    ThreadPool pool(resolve_thread_count(threads, "threads"));
     const CodecDecoder& codec = impl_->codec();
     const std::vector<int64_t> wide(codes.begin(), codes.end());
     if (wide.size() % size_t(codec.n_codebook()) != 0)
         throw Error(ErrorCode::invalid_argument, "codes are not a whole number of 16-code frames");
     codec.validate_codes(wide.data(), int64_t(wide.size()) / codec.n_codebook());
-    ThreadPool pool(threads);
-    return decode_codes(codec, {backend::KernelSet::fast, &pool}, wide, parse_codec_decode(codec_decode));
+    return decode_codes(codec, {backend::KernelSet::fast, &pool}, wide,
+                        parse_codec_decode(codec_decode));
 }
 
 std::vector<int32_t> Model::tokenize(const std::string& text) const {

@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
 #include "api/model_impl.hpp"
 #include "api/option_parsing.hpp"
 #include "api/voice_impl.hpp"
@@ -10,6 +14,12 @@ namespace qwen3tts {
 struct Synthesizer::Impl {
     std::shared_ptr<const Model::Impl> model;
     Session session;
+    std::atomic<bool> busy{false};  // a call is running (the Session is single-threaded)
+
+    static std::atomic<bool>& busy_flag(const std::unique_ptr<Impl>& impl) {
+        if (!impl) throw Error(ErrorCode::invalid_argument, "Synthesizer was moved from");
+        return impl->busy;
+    }
 
     Prompt prompt(const std::string& text, const SynthesisOptions& o) const {
         PromptRequest req;
@@ -43,8 +53,10 @@ struct Synthesizer::Impl {
         if (o.max_frames < 0)
             throw Error(ErrorCode::invalid_argument,
                         "max frames must be positive, got " + std::to_string(o.max_frames));
+        // max_frames + 1 tokens, saturated (INT_MAX frames means "until EOS or the context
+        // ends"; the Session bounds the cache by the model's context).
         p.max_new_tokens = o.max_frames > 0
-                               ? o.max_frames + 1
+                               ? int(std::min<int64_t>(int64_t(o.max_frames) + 1, INT32_MAX))
                                : model->model->config().generation.max_new_tokens;
         p.seed = o.seed;
         return p;
@@ -52,6 +64,24 @@ struct Synthesizer::Impl {
 };
 
 namespace {
+
+// Marks the Synthesizer busy for one call; a second thread gets an Error instead of sharing
+// the Session's caches and RNG.
+class BusyGuard {
+public:
+    explicit BusyGuard(std::atomic<bool>& busy) : busy_(busy) {
+        if (busy_.exchange(true, std::memory_order_acquire))
+            throw Error(ErrorCode::invalid_argument,
+                        "Synthesizer is already in use by another thread; use one Synthesizer "
+                        "per concurrent request");
+    }
+    ~BusyGuard() { busy_.store(false, std::memory_order_release); }
+    BusyGuard(const BusyGuard&) = delete;
+    BusyGuard& operator=(const BusyGuard&) = delete;
+
+private:
+    std::atomic<bool>& busy_;
+};
 
 GenerationReport to_report(const GenerationStats& s) {
     GenerationReport r;
@@ -70,6 +100,7 @@ Synthesizer::Synthesizer(const Model& model, const EngineOptions& options) {
     if (!model.impl()) throw Error(ErrorCode::invalid_argument, "Synthesizer: model not loaded");
     SessionOptions so;
     so.threads = options.threads;
+    so.oversubscribe = options.oversubscribe;
     so.kernels = options.kernels == Kernels::reference ? backend::KernelSet::reference
                                                        : backend::KernelSet::fast;
     impl_.reset(new Impl{model.impl(), Session(model.impl()->model, so)});
@@ -82,6 +113,7 @@ Synthesizer& Synthesizer::operator=(Synthesizer&&) noexcept = default;
 std::vector<int32_t> Synthesizer::generate_codes(
     const std::string& text, const SynthesisOptions& options,
     const std::function<bool(const int32_t* frame)>& on_frame, GenerationReport* report) {
+    const BusyGuard busy(Impl::busy_flag(impl_));
     const Prompt prompt = impl_->prompt(text, options);
     const GenerationParams params = impl_->params(options);
     GenerationHooks hooks;
@@ -95,6 +127,7 @@ std::vector<int32_t> Synthesizer::generate_codes(
 std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOptions& options,
                                       const std::function<bool(const float*, size_t)>& on_audio,
                                       SpeechReport* report) {
+    const BusyGuard busy(Impl::busy_flag(impl_));
     const CodecDecodeMode mode = parse_codec_decode(options.codec_decode);
     const Prompt prompt = impl_->prompt(text, options);
     const GenerationParams params = impl_->params(options);

@@ -1,84 +1,189 @@
 #include "core/thread_pool.hpp"
 
 #include <immintrin.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace qwen3tts {
 
 namespace {
-constexpr int kSpinIterations = 20000;  // ~100 us of polling before a worker sleeps
+
+// Polling right after a region before a worker sleeps (well under a millisecond): long enough
+// to catch the next region of a talker step, short enough that an idle process costs nothing.
+constexpr int kSpinIterations = 20000;
+// The region word: generation << 16 | number of parts, published together so that a worker
+// never pairs one region's generation with another's part count.
+constexpr int kPartBits = 16;
+constexpr uint64_t kPartMask = (uint64_t(1) << kPartBits) - 1;
+constexpr int kMaxThreads = int(kPartMask);
+
+// Set while this thread runs a part of a region: a nested parallel_for then runs inline.
+thread_local bool t_in_region = false;
+
+class Workers {
+public:
+    // Adds workers until n_threads threads (with the caller) can share a region.
+    void grow(int n_threads) {
+        std::lock_guard<std::mutex> region(region_);
+        const uint64_t seen = word_.load(std::memory_order_acquire);
+        for (; n_workers_ + 1 < n_threads; ++n_workers_) {
+            const int index = n_workers_ + 1;
+            std::thread([this, index, seen] { loop(index, seen); }).detach();
+        }
+    }
+
+    // Runs fn over [0, n) in up to `parts` ranges; false if another region holds the workers.
+    bool try_run(int64_t n, int64_t grain, int parts, ThreadPool::RangeFn fn) {
+        std::unique_lock<std::mutex> region(region_, std::try_to_lock);
+        if (!region.owns_lock()) return false;
+        parts = std::min(parts, n_workers_ + 1);
+        if (parts < 2) return false;
+        fn_ = fn;
+        n_ = n;
+        grain_ = grain;
+        parts_ = parts;
+        error_ = nullptr;
+        pending_.store(parts - 1, std::memory_order_relaxed);
+        {
+            std::lock_guard<std::mutex> lock(sleep_mutex_);
+            generation_ += 1;
+            word_.store(generation_ << kPartBits | uint64_t(parts), std::memory_order_release);
+        }
+        wake_.notify_all();
+        run_part(0);
+        // Spin briefly, then yield: on an oversubscribed machine a descheduled worker must get
+        // the core back rather than watch this thread spin.
+        for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+            if (spins < 2000) _mm_pause();
+            else std::this_thread::yield();
+        }
+        if (error_) std::rethrow_exception(error_);
+        return true;
+    }
+
+private:
+    void loop(int index, uint64_t seen) {
+        bool spin = false;
+        for (;;) {
+            uint64_t word = word_.load(std::memory_order_acquire);
+            for (int i = 0; spin && word == seen && i < kSpinIterations; ++i) {
+                _mm_pause();
+                word = word_.load(std::memory_order_acquire);
+            }
+            if (word == seen) {
+                std::unique_lock<std::mutex> lock(sleep_mutex_);
+                wake_.wait(lock, [&] {
+                    word = word_.load(std::memory_order_acquire);
+                    return word != seen;
+                });
+            }
+            seen = word;
+            // Only a worker with a part may touch the job: the caller waits for exactly those.
+            spin = index < int(word & kPartMask);
+            if (spin) {
+                run_part(index);
+                pending_.fetch_sub(1, std::memory_order_acq_rel);
+            }
+        }
+    }
+
+    void run_part(int index) {
+        const int64_t chunks = (n_ + grain_ - 1) / grain_;
+        const int64_t begin = chunks * index / parts_ * grain_;
+        const int64_t end = std::min(n_, chunks * (index + 1) / parts_ * grain_);
+        if (begin >= end) return;
+        t_in_region = true;
+        try {
+            fn_.call(fn_.obj, begin, end);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex_);
+            if (!error_) error_ = std::current_exception();
+        }
+        t_in_region = false;
+    }
+
+    std::mutex region_;  // held by the thread whose region runs on the workers
+    int n_workers_ = 0;  // guarded by region_
+    ThreadPool::RangeFn fn_{};
+    int64_t n_ = 0, grain_ = 1;
+    int parts_ = 0;
+    uint64_t generation_ = 0;  // guarded by sleep_mutex_
+    std::atomic<uint64_t> word_{0};
+    std::atomic<int> pending_{0};
+    std::mutex error_mutex_;
+    std::exception_ptr error_;
+    std::mutex sleep_mutex_;
+    std::condition_variable wake_;
+};
+
+Workers*& current_workers() {
+    static Workers* w = nullptr;
+    return w;
+}
+
+// Never destroyed: idle workers sleep until the process exits, so no thread is joined during
+// static destruction.
+Workers& workers() {
+    static const bool initialised = [] {
+        current_workers() = new Workers;
+        // A forked child has none of the parent's threads (and maybe a locked mutex of
+        // theirs): it starts a fresh, empty set.
+        pthread_atfork(nullptr, nullptr, [] { current_workers() = new Workers; });
+        return true;
+    }();
+    (void)initialised;
+    return *current_workers();
+}
+
+}  // namespace
+
+int ThreadPool::online_cpus() {
+    const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? int(std::min<long>(n, kMaxThreads)) : 1;
+}
+
+int resolve_thread_count(int requested, const std::string& option, bool oversubscribe) {
+    if (requested < 0)
+        throw Error(ErrorCode::invalid_argument,
+                    option + " must be >= 0 (0 = all online CPUs), got " +
+                        std::to_string(requested));
+    const int cpus = ThreadPool::online_cpus();
+    if (requested == 0) return cpus;
+    if (requested > kMaxThreads)
+        throw Error(ErrorCode::invalid_argument, option + " = " + std::to_string(requested) +
+                                                     " is above the limit of " +
+                                                     std::to_string(kMaxThreads));
+    if (requested > cpus && !oversubscribe) {
+        log_warning(option + " = " + std::to_string(requested) + " is more than the " +
+                    std::to_string(cpus) + " online CPUs; using " + std::to_string(cpus));
+        return cpus;
+    }
+    return requested;
 }
 
 ThreadPool::ThreadPool(int n_threads) {
-    if (n_threads <= 0) n_threads = int(std::thread::hardware_concurrency());
-    if (n_threads <= 0) n_threads = 1;
-    for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+    if (n_threads <= 0) n_threads = online_cpus();
+    n_threads_ = std::min(n_threads, kMaxThreads);
+    if (!t_in_region) workers().grow(n_threads_);
 }
 
-ThreadPool::~ThreadPool() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stop_.store(true);
-        generation_.fetch_add(1);
-    }
-    wake_.notify_all();
-    for (auto& t : workers_) t.join();
-}
-
-void ThreadPool::run_range(int index) {
-    const int64_t chunks = (job_n_ + job_grain_ - 1) / job_grain_;
-    const int64_t c0 = chunks * index / job_parts_;
-    const int64_t c1 = chunks * (index + 1) / job_parts_;
-    const int64_t begin = c0 * job_grain_;
-    const int64_t end = std::min(job_n_, c1 * job_grain_);
-    if (begin < end) (*job_)(begin, end);
-}
-
-void ThreadPool::parallel_for(int64_t n, int64_t grain,
-                              const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn) {
     if (n <= 0) return;
     if (grain < 1) grain = 1;
     const int64_t chunks = (n + grain - 1) / grain;
-    if (workers_.empty() || chunks < 2) {
-        fn(0, n);
-        return;
-    }
-    job_ = &fn;
-    job_n_ = n;
-    job_grain_ = grain;
-    job_parts_ = int(std::min<int64_t>(chunks, size()));
-    pending_.store(int(workers_.size()), std::memory_order_relaxed);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        generation_.fetch_add(1, std::memory_order_release);
-    }
-    wake_.notify_all();
-    run_range(0);
-    // Spin briefly, then yield: on an oversubscribed machine a descheduled worker must get
-    // the core back rather than watch this thread spin.
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-        if (spins < 2000) _mm_pause();
-        else std::this_thread::yield();
-    }
-    job_ = nullptr;
-}
-
-void ThreadPool::worker_loop(int index) {
-    uint64_t seen = 0;
-    for (;;) {
-        int spins = 0;
-        while (generation_.load(std::memory_order_acquire) == seen && spins < kSpinIterations) {
-            _mm_pause();
-            ++spins;
-        }
-        if (generation_.load(std::memory_order_acquire) == seen) {
-            std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&] { return generation_.load() != seen; });
-        }
-        seen = generation_.load(std::memory_order_acquire);
-        if (stop_.load()) return;
-        if (index < job_parts_) run_range(index);
-        pending_.fetch_sub(1, std::memory_order_acq_rel);
-    }
+    const int parts = int(std::min<int64_t>(chunks, n_threads_));
+    if (parts >= 2 && !t_in_region && workers().try_run(n, grain, parts, fn)) return;
+    fn.call(fn.obj, 0, n);
 }
 
 }  // namespace qwen3tts

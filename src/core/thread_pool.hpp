@@ -1,16 +1,24 @@
 // A small fork-join pool for the hot loop: parallel_for splits [0, n) into contiguous ranges,
-// one per thread, and the calling thread does the first range itself. Workers spin briefly
-// before sleeping, because a talker step issues hundreds of short parallel regions and a
-// condition-variable wake-up per region would cost more than the work.
-// Thread-safety: one parallel_for at a time per pool (a Session owns its pool).
+// one per thread, and the calling thread does the first range itself.
+//
+// All ThreadPool objects of a process are handles onto one process-wide set of workers (grown
+// to the largest size asked for), so several Sessions do not each keep a set of threads.
+// Workers spin briefly right after a region (a talker step issues hundreds of short regions
+// and a condition-variable wake-up per region would cost more than the work), then sleep: an
+// idle process uses no CPU.
+//
+// Thread-safety: any thread may call parallel_for on any handle. One region runs on the
+// workers at a time; a region that starts while another is running (another Session on
+// another thread, or a parallel_for nested inside a job) runs inline on its calling thread,
+// single-threaded. Results do not depend on the split, so it is only slower, never different.
+// An exception thrown by fn on any thread is rethrown on the calling thread after every range
+// has finished (the first one wins; later ranges still run).
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
 
 namespace qwen3tts {
 
@@ -18,30 +26,39 @@ class ThreadPool {
 public:
     // n_threads <= 0 means the number of online CPUs.
     explicit ThreadPool(int n_threads);
-    ~ThreadPool();
-    ThreadPool(const ThreadPool&) = delete;
-    ThreadPool& operator=(const ThreadPool&) = delete;
 
-    int size() const { return int(workers_.size()) + 1; }
+    int size() const { return n_threads_; }
 
     // Calls fn(begin, end) on disjoint ranges covering [0, n); ranges are multiples of `grain`
-    // (except the last). Returns when all ranges are done.
-    void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+    // (except the last). Returns when all ranges are done. fn is only referenced, never copied
+    // or allocated: a parallel region costs no heap allocation.
+    template <typename F>
+    void parallel_for(int64_t n, int64_t grain, F&& fn) {
+        using Fn = std::remove_reference_t<F>;
+        const RangeFn ref{const_cast<void*>(static_cast<const void*>(std::addressof(fn))),
+                          [](void* obj, int64_t b, int64_t e) { (*static_cast<Fn*>(obj))(b, e); }};
+        run(n, grain, ref);
+    }
+
+    // The number of online CPUs (at least 1).
+    static int online_cpus();
+
+    // A non-owning reference to a callable taking (begin, end).
+    struct RangeFn {
+        void* obj;
+        void (*call)(void* obj, int64_t begin, int64_t end);
+    };
 
 private:
-    void worker_loop(int index);
-    void run_range(int index);
+    void run(int64_t n, int64_t grain, RangeFn fn);
 
-    std::vector<std::thread> workers_;
-    const std::function<void(int64_t, int64_t)>* job_ = nullptr;
-    int64_t job_n_ = 0;
-    int64_t job_grain_ = 1;
-    int job_parts_ = 0;
-    std::atomic<uint64_t> generation_{0};
-    std::atomic<int> pending_{0};
-    std::atomic<bool> stop_{false};
-    std::mutex mutex_;
-    std::condition_variable wake_;
+    int n_threads_;
 };
+
+// A thread count asked for by a caller (`option` names it in messages): negative is an Error;
+// 0 means the online CPUs; more than the online CPUs only slows every region down (the extra
+// threads wait for a core), so it is capped there with a warning through the log sink unless
+// `oversubscribe` is set.
+int resolve_thread_count(int requested, const std::string& option, bool oversubscribe = false);
 
 }  // namespace qwen3tts

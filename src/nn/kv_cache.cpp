@@ -2,6 +2,9 @@
 
 #include <sys/mman.h>
 
+#include <cerrno>
+#include <cstring>
+#include <string>
 #include <utility>
 
 #include "core/error.hpp"
@@ -10,13 +13,30 @@ namespace qwen3tts {
 
 KvCache::KvCache(int64_t n_layer, int64_t capacity, int64_t kv_dim)
     : n_layer_(n_layer), capacity_(capacity), kv_dim_(kv_dim) {
-    bytes_ = size_t(n_layer) * size_t(capacity) * size_t(kv_dim) * sizeof(float);
-    void* p = ::mmap(nullptr, 2 * bytes_, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
+    const std::string shape = std::to_string(n_layer) + " layers x " + std::to_string(capacity) +
+                              " positions x " + std::to_string(kv_dim) + " floats";
+    size_t total = 0;
+    if (n_layer < 0 || capacity < 0 || kv_dim < 0 ||
+        __builtin_mul_overflow(size_t(n_layer), size_t(capacity), &bytes_) ||
+        __builtin_mul_overflow(bytes_, size_t(kv_dim) * sizeof(float), &bytes_) ||
+        __builtin_mul_overflow(bytes_, size_t(2), &total))
+        throw Error(ErrorCode::invalid_argument, "KV cache size overflows: " + shape);
+    if (total == 0) {
+        bytes_ = 0;
+        return;
+    }
+    // No MAP_NORESERVE: the kernel charges the whole cache to the commit limit now, so a
+    // request that cannot fit fails here, at its start, rather than by an OOM kill mid-stream.
+    // Pages are still only touched (and made resident) as positions are written.
+    void* p = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        const int err = errno;
+        bytes_ = 0;
         throw Error(ErrorCode::invalid_argument,
-                    "cannot reserve a KV cache of " + std::to_string(2 * bytes_ >> 20) +
-                        " MiB (" + std::to_string(capacity) + " positions)");
+                    "cannot reserve " + std::to_string(total) + " bytes (" +
+                        std::to_string(total >> 20) + " MiB) for a KV cache of " + shape +
+                        ", keys and values: " + std::strerror(err));
+    }
     k_ = static_cast<float*>(p);
     v_ = k_ + bytes_ / sizeof(float);
 }

@@ -1,6 +1,8 @@
 // Key/value cache of a decoder stack: f32 [n_layer][capacity][n_kv·head_dim] for keys
-// (post-RoPE) and values. The memory is reserved once (anonymous mmap: address space up
-// front, pages committed as positions are written), so the frame loop never allocates.
+// (post-RoPE) and values. The memory is reserved once for a request's maximum length
+// (anonymous mmap, charged to the kernel's commit limit up front so a shortage is an Error at
+// the request's start; pages become resident as positions are written), so the frame loop
+// never allocates.
 #pragma once
 
 #include <cstddef>

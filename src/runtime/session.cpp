@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <string>
 
 #include "core/error.hpp"
+#include "core/thread_pool.hpp"
 
 namespace qwen3tts {
 
@@ -11,6 +13,20 @@ namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// NaN/Inf logits (from non-finite weights or an overflow) would be sampled as garbage codes;
+// one pass over a few thousand floats per step is cheap next to the matrix products.
+int64_t first_non_finite(const float* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i])) return i;
+    return -1;
+}
+
+[[noreturn]] void fail_non_finite(const std::string& what, int64_t index, float value) {
+    throw Error(ErrorCode::model, what + " are not finite (index " + std::to_string(index) +
+                                      " is " + std::to_string(value) +
+                                      "): the checkpoint's weights may hold NaN/Inf");
 }
 
 }  // namespace
@@ -35,7 +51,8 @@ void GenerationParams::validate() const {
 
 Session::Session(std::shared_ptr<const TtsModel> model, const SessionOptions& options)
     : model_(std::move(model)),
-      pool_(std::make_unique<ThreadPool>(options.threads)),
+      pool_(std::make_unique<ThreadPool>(
+          resolve_thread_count(options.threads, "threads", options.oversubscribe))),
       predictor_state_(model_->predictor().make_state()) {
     exec_.kernels = options.kernels;
     exec_.pool = pool_.get();
@@ -64,9 +81,19 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     // Generation stops at the end of the model's context like at the frame limit.
     const int64_t max_tokens = std::min<int64_t>(params.max_new_tokens,
                                                  tc.max_position_embeddings - prompt.length);
+    QWEN3TTS_ASSERT(max_tokens >= 1);  // build_prompt rejects prompts that fill the context
     // Reserve everything the loop needs.
     const int64_t capacity = prompt.length + max_tokens;
-    if (talker_cache_.capacity() < capacity) talker_cache_ = talker.stack().make_cache(capacity);
+    if (talker_cache_.capacity() < capacity) {
+        talker_cache_ = KvCache();  // the old cache goes first: no peak of both
+        try {
+            talker_cache_ = talker.stack().make_cache(capacity);
+        } catch (const Error& e) {
+            throw Error(e.code(), std::string("talker: ") + e.what() + " (prompt of " +
+                                      std::to_string(prompt.length) + " positions + at most " +
+                                      std::to_string(max_tokens) + " generated)");
+        }
+    }
     talker_cache_.reset();
     talker_scratch_.reserve(talker.stack().shape(), prompt.length);
     sampler_.reseed(params.seed);
@@ -91,6 +118,9 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     auto draw_talker_token = [&]() -> int32_t {
         talker.logits(exec_, past_hidden, 1, logits.data());
         if (hooks.talker_logits) hooks.talker_logits(drawn, logits.data(), V);
+        if (const int64_t i = first_non_finite(logits.data(), V); i >= 0)
+            fail_non_finite("talker logits of frame " + std::to_string(drawn) + " (codebook 0)",
+                            i, logits[size_t(i)]);
         apply_talker_processors(logits.data(), V, distinct, drawn,
                                 params.talker.repetition_penalty, params.min_new_tokens, eos);
         const int32_t token = sampler_.choose(logits.data(), V, params.talker);
@@ -107,6 +137,10 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     int64_t frame_index = 0;
     const auto choose_code = [&](int g, float* cp_logits) {
         if (hooks.predictor_logits) hooks.predictor_logits(frame_index, g, cp_logits, predictor.vocab_size());
+        if (const int64_t i = first_non_finite(cp_logits, predictor.vocab_size()); i >= 0)
+            fail_non_finite("code predictor logits of frame " + std::to_string(frame_index) +
+                                " (codebook " + std::to_string(g) + ")",
+                            i, cp_logits[i]);
         return sampler_.choose(cp_logits, predictor.vocab_size(), params.predictor);
     };
     std::vector<float> step_in(static_cast<size_t>(H));

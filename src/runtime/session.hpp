@@ -2,6 +2,7 @@
 // thread pool for one stream of requests against a shared, immutable TtsModel. It reserves
 // its buffers when a generation starts, so the frame loop itself never allocates.
 // Thread-safety: one generate() at a time per Session; use one Session per concurrent request.
+// Sessions borrow the process-wide worker threads (see core/thread_pool.hpp).
 #pragma once
 
 #include <functional>
@@ -29,8 +30,9 @@ struct GenerationParams {
 };
 
 struct SessionOptions {
-    int threads = 0;  // 0 = all online CPUs
+    int threads = 0;  // 0 = all online CPUs; see resolve_thread_count
     backend::KernelSet kernels = backend::KernelSet::fast;
+    bool oversubscribe = false;  // allow more threads than online CPUs
 };
 
 struct GenerationHooks {

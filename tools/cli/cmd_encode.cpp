@@ -19,10 +19,6 @@ int cmd_encode(int argc, char** argv) {
     if (!args.has("out"))
         throw Error(ErrorCode::invalid_argument, "encode: --out FILE.npy is required");
     const int threads = args.get_int("threads", 0);
-    if (threads < 0)
-        throw Error(
-            ErrorCode::invalid_argument,
-            "encode: --threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
 
     const Model model = Model::load(args.get("model", kDefaultModel));
     const auto t0 = std::chrono::steady_clock::now();

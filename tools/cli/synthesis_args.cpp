@@ -9,7 +9,8 @@ const std::set<std::string> kSynthesisOptions = {
     "seed",        "temperature", "top-k", "top-p", "repetition-penalty", "max-frames",
     "subtalker-temperature", "subtalker-top-k", "subtalker-top-p", "threads", "kernels",
     "pretokenizer", "voice", "ref-audio", "ref-text"};
-const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only", "no-mmap"};
+const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only", "no-mmap",
+                                               "oversubscribe"};
 
 LoadOptions parse_load_options(const Args& args) {
     LoadOptions o;
@@ -70,6 +71,12 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
                     "this CustomVoice model needs --speaker (one of: " + list + ")");
     }
     r.engine.threads = args.get_int("threads", 0);
+    if (r.engine.threads < 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "--threads must be >= 0 (0 = all online CPUs), got " +
+                        std::to_string(r.engine.threads));
+    // More threads than online CPUs are capped (with a warning) unless asked for explicitly.
+    r.engine.oversubscribe = args.flag("oversubscribe");
     const std::string kernels = args.get("kernels", "fast");
     if (kernels == "reference") r.engine.kernels = Kernels::reference;
     else if (kernels != "fast")

@@ -1,0 +1,150 @@
+// The process-wide fork-join pool: coverage of ranges, exceptions from any part, concurrent
+// and nested regions, and no CPU use while idle.
+#include <gtest/gtest.h>
+
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/thread_pool.hpp"
+
+namespace qwen3tts {
+namespace {
+
+// Every index of [0, n) is visited exactly once.
+void expect_covers(ThreadPool& pool, int64_t n, int64_t grain) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.parallel_for(n, grain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[size_t(i)].fetch_add(1);
+    });
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)].load(), 1) << "index " << i;
+}
+
+TEST(ThreadPool, CoversTheRangeExactlyOnce) {
+    ThreadPool pool(4);
+    for (int64_t n : {1, 2, 3, 7, 16, 1000, 4097}) expect_covers(pool, n, 1);
+    expect_covers(pool, 1000, 16);
+}
+
+TEST(ThreadPool, ExceptionInAWorkerPartIsRethrownAndThePoolStillWorks) {
+    ThreadPool pool(4);
+    std::atomic<int> finished{0};
+    try {
+        pool.parallel_for(4, 1, [&](int64_t b, int64_t) {
+            if (b == 3) throw std::runtime_error("part 3 failed");
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            finished.fetch_add(1);
+        });
+        FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "part 3 failed");
+    }
+    // The other parts had all finished before parallel_for returned.
+    EXPECT_EQ(finished.load(), 3);
+    expect_covers(pool, 1000, 1);
+}
+
+TEST(ThreadPool, ExceptionInTheCallersPartWaitsForTheWorkers) {
+    ThreadPool pool(4);
+    std::atomic<int> finished{0};
+    EXPECT_THROW(pool.parallel_for(4, 1,
+                                   [&](int64_t b, int64_t) {
+                                       if (b == 0) throw std::logic_error("part 0");
+                                       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                                       finished.fetch_add(1);
+                                   }),
+                 std::logic_error);
+    EXPECT_EQ(finished.load(), 3);
+}
+
+TEST(ThreadPool, NestedRegionRunsInline) {
+    ThreadPool pool(4);
+    std::atomic<int64_t> sum{0};
+    pool.parallel_for(4, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+            pool.parallel_for(100, 1, [&](int64_t b2, int64_t e2) {
+                for (int64_t j = b2; j < e2; ++j) sum.fetch_add(j);
+            });
+    });
+    EXPECT_EQ(sum.load(), 4 * 4950);
+}
+
+TEST(ThreadPool, ConcurrentRegionsFromManyThreadsAreAllComplete) {
+    std::vector<std::thread> threads;
+    std::atomic<int> bad{0};
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            ThreadPool pool(3);
+            for (int r = 0; r < 200; ++r) {
+                std::atomic<int64_t> sum{0};
+                pool.parallel_for(64, 1, [&](int64_t b, int64_t e) {
+                    for (int64_t i = b; i < e; ++i) sum.fetch_add(i);
+                });
+                if (sum.load() != 2016) bad.fetch_add(1);
+            }
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(bad.load(), 0);
+}
+
+TEST(ThreadPool, HandlesShareOneSetOfWorkers) {
+    ThreadPool small(2), large(4);
+    EXPECT_EQ(small.size(), 2);
+    EXPECT_EQ(large.size(), 4);
+    EXPECT_GE(ThreadPool(0).size(), 1);
+    EXPECT_EQ(ThreadPool(0).size(), ThreadPool::online_cpus());
+    expect_covers(small, 100, 1);
+    expect_covers(large, 100, 1);
+}
+
+TEST(ThreadCount, NegativeIsAnErrorNamingTheOption) {
+    try {
+        resolve_thread_count(-4, "--threads");
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "--threads must be >= 0 (0 = all online CPUs), got -4");
+    }
+}
+
+TEST(ThreadCount, AboveTheOnlineCpusIsCappedWithAWarningUnlessOversubscribing) {
+    const int cpus = ThreadPool::online_cpus();
+    std::vector<std::string> warnings;
+    set_log_sink([&](LogLevel level, const std::string& m) {
+        if (level == LogLevel::warning) warnings.push_back(m);
+    });
+    EXPECT_EQ(resolve_thread_count(0, "threads"), cpus);
+    EXPECT_EQ(resolve_thread_count(cpus, "threads"), cpus);
+    EXPECT_TRUE(warnings.empty());
+    EXPECT_EQ(resolve_thread_count(1000, "threads"), cpus);
+    EXPECT_EQ(resolve_thread_count(1000, "threads", true), 1000);
+    set_log_sink(nullptr);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], "threads = 1000 is more than the " + std::to_string(cpus) +
+                               " online CPUs; using " + std::to_string(cpus));
+}
+
+double process_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+TEST(ThreadPool, IdleWorkersUseNoCpu) {
+    ThreadPool pool(4);
+    std::atomic<int64_t> sum{0};
+    pool.parallel_for(1000, 1, [&](int64_t b, int64_t e) { sum.fetch_add(e - b); });
+    ASSERT_EQ(sum.load(), 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const double t0 = process_cpu_ms();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_LT(process_cpu_ms() - t0, 30.0);
+}
+
+}  // namespace
+}  // namespace qwen3tts
