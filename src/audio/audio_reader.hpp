@@ -27,7 +27,10 @@ struct Audio {
 // is not audio libsndfile can decode (naming the file and the formats read) or holds no
 // samples. Multichannel audio becomes the mean of its channels (float32, channel order), as
 // librosa.to_mono does. Integer PCM is scaled by 1/32768 (16-bit), 1/2^31 (32-bit), etc.
-Audio read_audio_file(const std::string& path);
+// max_seconds > 0 bounds the duration (and so the memory) before decoding: a file whose header
+// states a longer duration is refused unread, one of unknown length is decoded only up to the
+// limit; both are Error(invalid_argument) naming the file, its duration and the limit.
+Audio read_audio_file(const std::string& path, double max_seconds = 0);
 
 struct AudioFileInfo {
     int sample_rate = 0;

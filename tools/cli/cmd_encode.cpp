@@ -18,7 +18,7 @@
 namespace qwen3tts::cli {
 
 int cmd_encode(int argc, char** argv) {
-    const Args args(argc, argv, {"model", "audio", "out", "threads"}, {});
+    const Args args(argc, argv, {"model", "audio", "out", "threads", "max-seconds"}, {});
     if (!args.has("audio"))
         throw Error(ErrorCode::invalid_argument, "encode: --audio FILE is required");
     if (!args.has("out"))
@@ -29,8 +29,12 @@ int cmd_encode(int argc, char** argv) {
             ErrorCode::invalid_argument,
             "encode: --threads must be >= 0 (0 = all cores), got " + std::to_string(threads));
 
+    // The encoder's memory grows with the length: refuse long files before decoding them.
+    const double max_seconds = args.get_float("max-seconds", 600.0f);
+    if (!(max_seconds > 0))
+        throw Error(ErrorCode::invalid_argument, "encode: --max-seconds must be > 0");
     // Read the audio first: a bad path fails before the model loads.
-    const Audio audio = read_audio_file(args.get("audio"));
+    const Audio audio = read_audio_file(args.get("audio"), max_seconds);
     const std::string dir = resolve_model_dir(args.get("model", kDefaultModel));
     const auto encoder = CodecEncoder::load(dir);
     const std::vector<float> wav =
