@@ -156,6 +156,7 @@ void Tokenizer::Impl::load_added_tokens(const std::string& path) {
         }
         t.added.add(entry["content"].get<std::string>(), static_cast<int32_t>(id));
     }
+    t.added.finish();
 }
 
 void Tokenizer::Impl::encode_text(std::string_view raw, std::vector<int32_t>* out) const {
