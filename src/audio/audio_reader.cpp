@@ -65,6 +65,12 @@ class SndfileReader {
 
     const SF_INFO& info() const { return info_; }
 
+    // libsndfile bounds a regular file's length by its size; a pipe's header may hold a
+    // placeholder (a streamed WAV says 2^31-1 frames), and SF_COUNT_MAX means unknown.
+    bool length_known() const {
+        return regular_file_ && info_.frames >= 0 && info_.frames < (int64_t(1) << 62);
+    }
+
     // Decodes to the end, whatever the header claims (MP3/Ogg lengths are estimates). With
     // max_seconds > 0, a header that states a longer duration is refused before decoding, and
     // decoding stops with an error once it passes the limit (unknown or understated lengths).
@@ -75,17 +81,14 @@ class SndfileReader {
         // max_seconds passes.
         const double limit = max_seconds * double(rate);
         const int64_t max_frames = max_seconds > 0 && limit < 1e18 ? int64_t(std::ceil(limit)) : -1;
-        // libsndfile bounds a regular file's length by its size; a pipe's header may hold a
-        // placeholder (a streamed WAV says 2^31-1 frames), so a pipe is read to the limit.
-        const bool known_length =
-            regular_file_ && info_.frames > 0 && info_.frames < (int64_t(1) << 62);
+        const bool known_length = length_known();
         if (max_frames >= 0 && known_length && info_.frames > max_frames)
             throw Error(ErrorCode::invalid_argument,
                         path_ + ": audio is " + seconds(double(info_.frames) / rate) +
                             " long (from its header); the limit is " + seconds(max_seconds));
         std::vector<float> mono;
         // A header can lie: reserve no more than the limit, or 64 MB without one.
-        if (known_length)
+        if (known_length && info_.frames > 0)
             mono.reserve(size_t(std::min<int64_t>(
                 info_.frames, max_frames >= 0 ? max_frames : int64_t(1) << 24)));
         const sf_count_t block = std::max<sf_count_t>(1, (sf_count_t(1) << 16) / n_ch);
@@ -162,8 +165,7 @@ AudioFileInfo read_audio_file_info(const std::string& path) {
     AudioFileInfo info;
     info.sample_rate = si.samplerate;
     info.channels = si.channels;
-    // libsndfile reports SF_COUNT_MAX when the length is unknown (e.g. a streamed FLAC).
-    info.frames = si.frames >= 0 && si.frames < (int64_t(1) << 62) ? int64_t(si.frames) : -1;
+    info.frames = reader.length_known() ? int64_t(si.frames) : -1;
     info.container = reader.format_name(SFC_GET_FORMAT_INFO, si.format & SF_FORMAT_TYPEMASK);
     info.encoding = reader.format_name(SFC_GET_FORMAT_INFO, si.format & SF_FORMAT_SUBMASK);
     return info;

@@ -35,7 +35,7 @@ Audio read_audio_file(const std::string& path, double max_seconds = 0);
 struct AudioFileInfo {
     int sample_rate = 0;
     int channels = 0;
-    int64_t frames = -1;    // per channel; -1 when the container does not say
+    int64_t frames = -1;    // per channel; -1 when the container does not say, or a pipe
     std::string container;  // libsndfile's major format name, e.g. "WAV (Microsoft)"
     std::string encoding;   // libsndfile's subtype name, e.g. "Signed 16 bit PCM"
     double duration_s() const {
