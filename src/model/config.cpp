@@ -1,5 +1,7 @@
 #include "model/config.hpp"
 
+#include <cctype>
+
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
 
