@@ -144,7 +144,8 @@ public:
 
     // Audio file (WAV/FLAC/Ogg/MP3, any rate; mixed to mono and resampled to the codec's
     // 24 kHz as the official Qwen3TTSTokenizer.encode does) → codec frames. The codec encoder
-    // is loaded on first use; threads as EngineOptions::threads.
+    // is loaded on first use; threads as EngineOptions::threads. Files longer than max_seconds
+    // are refused from their header, before decoding.
     struct EncodedAudio {
         std::vector<int32_t> codes;  // [frames × n_codebook] row-major
         int64_t frames = 0;
@@ -152,7 +153,8 @@ public:
         double input_seconds = 0;    // duration of the file
         int input_sample_rate = 0;   // its sample rate before resampling
     };
-    EncodedAudio encode_audio(const std::string& audio_path, int threads = 0) const;
+    EncodedAudio encode_audio(const std::string& audio_path, int threads = 0,
+                              double max_seconds = 600.0) const;
 
     // Output sample rate of the codec decoder (24000).
     int sample_rate() const;

@@ -33,9 +33,10 @@ void AudioFileWriter::finish() { impl_->writer.finish(); }
 
 // ref: qwen_tts Qwen3TTSTokenizer.encode(path): librosa.load(sr=None, mono=True), then
 // resampling to the codec rate with soxr HQ.
-Model::EncodedAudio Model::encode_audio(const std::string& audio_path, int threads) const {
+Model::EncodedAudio Model::encode_audio(const std::string& audio_path, int threads,
+                                        double max_seconds) const {
     ThreadPool pool(resolve_thread_count(threads, "threads"));
-    const Audio audio = read_audio_file(audio_path);
+    const Audio audio = read_audio_file(audio_path, max_seconds);
     const CodecEncoder& encoder = impl_->codec_encoder();
     const std::vector<float> wav =
         audio.sample_rate == encoder.sample_rate()

@@ -23,7 +23,8 @@ Voice Model::clone_voice(const std::string& ref_audio_path, const VoiceCloneOpti
         throw Error(ErrorCode::invalid_argument,
                     "in-context voice cloning needs the transcript of the reference audio "
                     "(--ref-text), or use --x-vector-only");
-    Audio audio = read_audio_file(ref_audio_path);
+    // Refused from its header (or while decoding) when too long, before it takes memory.
+    Audio audio = read_audio_file(ref_audio_path, o.max_seconds);
     constexpr int kRate = 24000;
     if (audio.sample_rate != kRate) {
         audio.samples = resample(audio.samples, audio.sample_rate, kRate);

@@ -6,6 +6,7 @@
 #include "api/option_parsing.hpp"
 #include "api/voice_impl.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "runtime/session.hpp"
 #include "runtime/speech.hpp"
 
@@ -53,10 +54,15 @@ struct Synthesizer::Impl {
         if (o.max_frames < 0)
             throw Error(ErrorCode::invalid_argument,
                         "max frames must be positive, got " + std::to_string(o.max_frames));
-        // max_frames + 1 tokens, saturated (INT_MAX frames means "until EOS or the context
-        // ends"; the Session bounds the cache by the model's context).
+        // Generation ends at the talker's context anyway; bounding the request by it keeps
+        // max_frames + 1 from overflowing for "unlimited" values such as INT_MAX.
+        const int context = model->model->config().talker.max_position_embeddings;
+        if (o.max_frames >= context)
+            log_info("max frames " + std::to_string(o.max_frames) +
+                     " exceeds the model's context (" + std::to_string(context) +
+                     " positions, prompt included); generation stops at its end");
         p.max_new_tokens = o.max_frames > 0
-                               ? int(std::min<int64_t>(int64_t(o.max_frames) + 1, INT32_MAX))
+                               ? std::min(o.max_frames, context) + 1
                                : model->model->config().generation.max_new_tokens;
         p.seed = o.seed;
         return p;

@@ -27,12 +27,15 @@ struct Audio {
 // is not audio libsndfile can decode (naming the file and the formats read) or holds no
 // samples. Multichannel audio becomes the mean of its channels (float32, channel order), as
 // librosa.to_mono does. Integer PCM is scaled by 1/32768 (16-bit), 1/2^31 (32-bit), etc.
-Audio read_audio_file(const std::string& path);
+// max_seconds > 0 bounds the duration (and so the memory) before decoding: a file whose header
+// states a longer duration is refused unread, one of unknown length is decoded only up to the
+// limit; both are Error(invalid_argument) naming the file, its duration and the limit.
+Audio read_audio_file(const std::string& path, double max_seconds = 0);
 
 struct AudioFileInfo {
     int sample_rate = 0;
     int channels = 0;
-    int64_t frames = -1;    // per channel; -1 when the container does not say
+    int64_t frames = -1;    // per channel; -1 when the container does not say, or a pipe
     std::string container;  // libsndfile's major format name, e.g. "WAV (Microsoft)"
     std::string encoding;   // libsndfile's subtype name, e.g. "Signed 16 bit PCM"
     double duration_s() const {

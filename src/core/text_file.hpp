@@ -1,16 +1,19 @@
-// Whole small text files (configs) into a string; Error(io) naming the file when unreadable,
-// Error(format) when it is larger than `max_bytes` (a config is kilobytes; the limit keeps a
-// wrong path, a device or a huge file from being read into memory).
+// Whole small text files (configs, vocabularies) into a string, refusing oversized files before
+// reading them: a "config.json" of 50 GB is an error, not an allocation.
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace qwen3tts {
 
-constexpr size_t kMaxTextFileBytes = size_t(64) << 20;
+// Enough for any tokenizer or config file of a checkpoint (vocab.json is about 3 MB).
+constexpr uint64_t kMaxTextFileBytes = uint64_t(64) << 20;
 
+// Error(io) naming `what` and the file when it is missing, a directory or unreadable;
+// Error(format) when it holds more than `max_bytes` (checked from its size before reading, and
+// while reading for pipes and other files of unknown size).
 std::string read_text_file(const std::string& path, const std::string& what = "file",
-                           size_t max_bytes = kMaxTextFileBytes);
+                           uint64_t max_bytes = kMaxTextFileBytes);
 
 }  // namespace qwen3tts

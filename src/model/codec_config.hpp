@@ -33,7 +33,8 @@ struct CodecDecoderConfig {
     int decode_upsample_rate = 1920;  // samples per frame
 
     int vq_dim() const { return codebook_dim / 2; }
-    // prod(upsampling_ratios) * prod(upsample_rates); equals decode_upsample_rate.
+    // prod(upsampling_ratios) * prod(upsample_rates), -1 past 2^20 or for a non-positive
+    // entry; equals decode_upsample_rate.
     int total_upsample() const;
     // Channels after decoder block b (b = 0..n_block-1): decoder_dim / 2^(b+1).
     int block_out_dim(int b) const { return decoder_dim >> (b + 1); }

@@ -46,13 +46,15 @@ struct CodecEncoderConfig {
 
     // Strides of the SEANet encoder in execution order (upsampling_ratios reversed).
     std::vector<int> encoder_strides() const;
-    int64_t seanet_hop() const;  // prod(upsampling_ratios): samples per SEANet frame
-    // ceil(sample_rate / seanet_hop): MimiConfig.encodec_frame_rate.
+    // prod(upsampling_ratios): samples per SEANet frame (-1 past 2^20 or for an entry <= 0).
+    int64_t seanet_hop() const;
+    // ceil(sample_rate / seanet_hop): MimiConfig.encodec_frame_rate (-1 when undefined).
     int encodec_frame_rate() const;
     // Downsample conv kernel 2·int(encodec_frame_rate / frame_rate) (stride 2), or 0 when the
     // SEANet rate already equals frame_rate (no downsample layer).
     int downsample_kernel() const;
-    int64_t samples_per_frame() const;  // seanet_hop · (2 if downsampling else 1)
+    // seanet_hop · (2 if downsampling else 1); -1 when either is undefined.
+    int64_t samples_per_frame() const;
 
     // Checks ranges, consistency and the supported feature set; throws Error(format) or
     // Error(unsupported) naming `source` and the field.

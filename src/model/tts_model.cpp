@@ -1,10 +1,69 @@
 #include "model/tts_model.hpp"
 
+#include <sys/stat.h>
+
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "model/codec_config.hpp"
+#include "model/codec_encoder_config.hpp"
 #include "weights/model_dir.hpp"
 
 namespace qwen3tts {
+
+namespace {
+
+// The session suppresses the top 1024 talker ids (control tokens) except EOS, as the official
+// generate does, so codebook-0 codes lie in [0, vocab_size - 1024).
+constexpr int kTalkerControlIds = 1024;
+
+bool file_exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+[[noreturn]] void mismatch(const std::string& what) { throw Error(ErrorCode::model, what); }
+
+// Sizes that span components, checked once here so that the frame loop can index without
+// checks: the tokenizer's ids against the text embedding, the talker's code groups and code
+// ranges against the codec (when speech_tokenizer/ is there; `codes` runs without it).
+void check_components(const ModelConfig& c, const Tokenizer& tok) {
+    const TalkerConfig& t = c.talker;
+    const std::string cfg = c.dir + "/config.json";
+    if (tok.vocab_size() > size_t(t.text_vocab_size))
+        mismatch(c.dir + ": the tokenizer (vocab.json, tokenizer_config.json) has " +
+                 std::to_string(tok.vocab_size()) + " ids, more than " + cfg +
+                 ": talker_config.text_vocab_size " + std::to_string(t.text_vocab_size));
+
+    const std::string codec_path = c.dir + "/speech_tokenizer/config.json";
+    if (!file_exists(codec_path)) return;
+    const CodecDecoderConfig dec = load_codec_decoder_config(codec_path);
+    if (dec.n_codebook != t.num_code_groups)
+        mismatch(codec_path + ": decoder_config.num_quantizers " + std::to_string(dec.n_codebook) +
+                 " differs from " + cfg + ": talker_config.num_code_groups " +
+                 std::to_string(t.num_code_groups));
+    if (t.code_predictor.vocab_size > dec.codebook_size)
+        mismatch(cfg + ": talker_config.code_predictor_config.vocab_size " +
+                 std::to_string(t.code_predictor.vocab_size) + " exceeds " + codec_path +
+                 ": decoder_config.codebook_size " + std::to_string(dec.codebook_size));
+    if (t.vocab_size - kTalkerControlIds > dec.codebook_size)
+        mismatch(cfg + ": talker_config.vocab_size " + std::to_string(t.vocab_size) + " minus " +
+                 std::to_string(kTalkerControlIds) + " control ids exceeds " + codec_path +
+                 ": decoder_config.codebook_size " + std::to_string(dec.codebook_size));
+    if (c.type != ModelType::base) return;
+    // Voice cloning feeds the encoder's codes back in as reference frames.
+    const CodecEncoderConfig enc = load_codec_encoder_config(codec_path);
+    if (enc.n_valid_quantizers != t.num_code_groups)
+        mismatch(codec_path + ": encoder_valid_num_quantizers " +
+                 std::to_string(enc.n_valid_quantizers) + " differs from " + cfg +
+                 ": talker_config.num_code_groups " + std::to_string(t.num_code_groups));
+    if (enc.codebook_size > t.code_predictor.vocab_size)
+        mismatch(codec_path + ": encoder_config.codebook_size " +
+                 std::to_string(enc.codebook_size) + " exceeds " + cfg +
+                 ": talker_config.code_predictor_config.vocab_size " +
+                 std::to_string(t.code_predictor.vocab_size));
+}
+
+}  // namespace
 
 TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer)
     : config_(std::move(config)), weights_(std::move(weights)), tokenizer_(std::move(tokenizer)) {
@@ -23,7 +82,8 @@ TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer)
         for (size_t i = 0; i < unexpected.size() && i < 8; ++i)
             list += (i ? ", " : "") + unexpected[i] + " " +
                     weights_.all().at(unexpected[i]).shape_str();
-        if (unexpected.size() > 8) list += ", ... (" + std::to_string(unexpected.size()) + " in all)";
+        if (unexpected.size() > 8)
+            list += ", ... (" + std::to_string(unexpected.size()) + " in all)";
         log_warning(weights_.source() + ": unexpected tensors ignored: " + list);
     }
 }
@@ -34,6 +94,7 @@ std::shared_ptr<const TtsModel> TtsModel::load(const std::string& model, Pretoke
     ModelConfig config = load_model_config(dir);
     WeightMap weights = WeightMap::open(dir, "model", mode);
     Tokenizer tokenizer = Tokenizer::load(dir, regex);
+    check_components(config, tokenizer);
     return std::shared_ptr<const TtsModel>(
         new TtsModel(std::move(config), std::move(weights), std::move(tokenizer)));
 }

@@ -14,9 +14,14 @@ void AddedTokens::add(const std::string& content, int32_t id) {
     max_id_ = std::max(max_id_, id);
     auto& bucket = by_first_byte_[static_cast<unsigned char>(content[0])];
     if (inserted) bucket.push_back(&it->first);  // keys of an unordered_map are stable
-    std::stable_sort(bucket.begin(), bucket.end(), [](const std::string* a, const std::string* b) {
-        return a->size() > b->size();
-    });
+}
+
+void AddedTokens::finish() {
+    for (auto& bucket : by_first_byte_)
+        std::stable_sort(bucket.begin(), bucket.end(),
+                         [](const std::string* a, const std::string* b) {
+                             return a->size() > b->size();
+                         });
 }
 
 std::vector<AddedTokens::Segment> AddedTokens::split(std::string_view text) const {

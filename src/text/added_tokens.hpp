@@ -14,6 +14,9 @@ namespace qwen3tts {
 class AddedTokens {
   public:
     void add(const std::string& content, int32_t id);
+    // Orders the matcher (longest token first); call once after the last add(), before split().
+    // Sorting once keeps loading linearithmic in the number of added tokens.
+    void finish();
     bool empty() const { return by_content_.empty(); }
 
     // Splits `text` into segments: runs of ordinary text (id == -1) and added tokens.

@@ -1,13 +1,10 @@
 #include "text/tokenizer.hpp"
 
 #include <array>
-#include <fstream>
-#include <limits>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/json_fields.hpp"
 #include "text/added_tokens.hpp"
 #include "text/bpe.hpp"
 #include "text/byte_level.hpp"
@@ -37,24 +34,6 @@ struct Tokenizer::Impl {
 };
 
 namespace {
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(ErrorCode::io, "tokenizer: cannot open " + path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw Error(ErrorCode::io, "tokenizer: cannot read " + path);
-    return ss.str();
-}
-
-nlohmann::json parse_json(const std::string& path) {
-    const std::string text = read_file(path);
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorCode::format, "tokenizer: " + path + " is not valid JSON: " + e.what());
-    }
-}
 
 std::string join_path(const std::string& dir, const char* name) {
     if (dir.empty() || dir.back() == '/') return dir + name;
@@ -90,7 +69,7 @@ void Tokenizer::Impl::load_vocab(const std::string& path) {
 // every part and every merged string must be in the vocabulary).
 void Tokenizer::Impl::load_merges(const std::string& path) {
     Impl& t = *this;
-    const std::string text = read_file(path);
+    const std::string text = read_text_file(path, "tokenizer file");
     size_t line_start = 0;
     for (size_t line_no = 1; line_start < text.size(); ++line_no) {
         size_t line_end = text.find('\n', line_start);
@@ -137,17 +116,14 @@ void Tokenizer::Impl::load_merges(const std::string& path) {
 
 void Tokenizer::Impl::load_added_tokens(const std::string& path) {
     Impl& t = *this;
-    const nlohmann::json j = parse_json(path);
-    if (!j.is_object()) {
-        throw Error(ErrorCode::format, "tokenizer: " + path + " must be a JSON object");
-    }
-    auto it = j.find("added_tokens_decoder");
-    if (it == j.end()) return;  // no added tokens
-    if (!it->is_object()) {
-        throw Error(ErrorCode::format,
-                    "tokenizer: " + path + ": added_tokens_decoder must be an object");
-    }
-    for (const auto& [key, entry] : it->items()) {
+    const nlohmann::json j = read_json_file(path, "tokenizer file");
+    const JsonFields top(j, path);
+    if (!top.has("added_tokens_decoder")) return;  // no added tokens
+    const JsonFields decoder = top.object("added_tokens_decoder");
+    // Added ids extend vocab.json: bounded by its size plus the number of added tokens, so a
+    // stray huge id is an error rather than a huge vocab_size().
+    const int64_t max_id = int64_t(t.id_to_token.size()) + int64_t(decoder.raw().size()) - 1;
+    for (const auto& [key, entry] : decoder.raw().items()) {
         const auto where = "tokenizer: " + path + ": added_tokens_decoder[\"" + key + "\"]";
         size_t used = 0;
         long long id = -1;
@@ -156,8 +132,15 @@ void Tokenizer::Impl::load_added_tokens(const std::string& path) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != key.size() || id < 0 || id > std::numeric_limits<int32_t>::max()) {
+        if (used != key.size() || id < 0) {
             throw Error(ErrorCode::format, where + ": the key must be a non-negative integer id");
+        }
+        if (id > max_id) {
+            throw Error(ErrorCode::format,
+                        where + ": id " + key + " is beyond the vocabulary (vocab.json has " +
+                            std::to_string(t.id_to_token.size()) + " tokens and there are " +
+                            std::to_string(decoder.raw().size()) + " added tokens, so ids end at " +
+                            std::to_string(max_id) + ")");
         }
         if (!entry.is_object() || !entry.contains("content") || !entry["content"].is_string()) {
             throw Error(ErrorCode::format, where + ": needs a string \"content\"");
@@ -173,6 +156,7 @@ void Tokenizer::Impl::load_added_tokens(const std::string& path) {
         }
         t.added.add(entry["content"].get<std::string>(), static_cast<int32_t>(id));
     }
+    t.added.finish();
 }
 
 void Tokenizer::Impl::encode_text(std::string_view raw, std::vector<int32_t>* out) const {
@@ -200,6 +184,12 @@ Tokenizer Tokenizer::load(const std::string& model_dir, PretokenizerRegex regex)
 }
 
 std::vector<int32_t> Tokenizer::encode(const std::string& utf8_text) const {
+    // The BPE works on int positions within a piece; no text to speak comes near this.
+    constexpr size_t kMaxInputBytes = size_t(1) << 30;
+    if (utf8_text.size() > kMaxInputBytes)
+        throw Error(ErrorCode::invalid_argument,
+                    "tokenizer input of " + std::to_string(utf8_text.size()) +
+                        " bytes exceeds the limit of " + std::to_string(kMaxInputBytes));
     check_utf8(utf8_text, "tokenizer input");
     std::vector<int32_t> out;
     out.reserve(utf8_text.size() / 3 + 4);

@@ -1,11 +1,11 @@
 #include "text/vocab_json.hpp"
 
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 
 namespace qwen3tts {
 
@@ -27,6 +27,9 @@ class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
     }
     bool key(string_t& k) override {
         key_ = k;
+        if (depth_ == 1 && vocab_->count(key_))
+            throw Error(ErrorCode::format,
+                        "tokenizer: " + path_ + ": token \"" + key_ + "\" appears twice");
         return true;
     }
     bool number_unsigned(number_unsigned_t v) override {
@@ -72,17 +75,29 @@ class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
 }  // namespace
 
 std::unordered_map<std::string, int32_t> read_vocab_json(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(ErrorCode::io, "tokenizer: cannot open " + path);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw Error(ErrorCode::io, "tokenizer: cannot read " + path);
-    const std::string text = ss.str();
-
+    const std::string text = read_text_file(path, "tokenizer file");
     std::unordered_map<std::string, int32_t> vocab;
     vocab.reserve(text.size() / 16);
     VocabHandler handler(path, &vocab);
     nlohmann::json::sax_parse(text, &handler);
+
+    // Ids index tables sized by the largest id: they must be exactly 0..n-1, so a stray huge
+    // id cannot make the tokenizer allocate gigabytes, and every id names one token.
+    const size_t n = vocab.size();
+    std::vector<const std::string*> token_of(n, nullptr);
+    for (const auto& [token, id] : vocab) {
+        if (size_t(id) >= n)
+            throw Error(ErrorCode::format, "tokenizer: " + path + ": token \"" + token +
+                                               "\" has id " + std::to_string(id) + ", but the " +
+                                               "file has " + std::to_string(n) +
+                                               " tokens (ids must be 0.." +
+                                               std::to_string(n - 1) + ")");
+        if (const std::string* other = token_of[size_t(id)])
+            throw Error(ErrorCode::format, "tokenizer: " + path + ": tokens \"" + *other +
+                                               "\" and \"" + token + "\" share id " +
+                                               std::to_string(id));
+        token_of[size_t(id)] = &token;
+    }
     return vocab;
 }
 

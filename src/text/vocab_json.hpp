@@ -10,8 +10,9 @@
 namespace qwen3tts {
 
 // Throws Error(io) when the file cannot be read and Error(format) naming the file (and the
-// token, where there is one) when it is not an object of non-negative int32 ids. A repeated
-// key keeps its last id.
+// token, where there is one) when it is not an object of non-negative int32 ids, repeats a
+// token, or its ids are not exactly 0..n-1 for n tokens (an id out of range, or two tokens
+// sharing one).
 std::unordered_map<std::string, int32_t> read_vocab_json(const std::string& path);
 
 }  // namespace qwen3tts

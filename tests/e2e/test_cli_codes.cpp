@@ -274,7 +274,7 @@ TEST(CliBrokenCheckpoint, ConfigFieldErrorsNameTheField) {
     replace_file(dir, "config.json", cfg.dump());
     auto r = run_cli("info --model " + shell_quote(dir));
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("talker_config.num_hidden_layers is missing"), std::string::npos)
+    EXPECT_NE(r.output.find("talker_config.num_hidden_layers: missing"), std::string::npos)
         << r.output;
 
     replace_file(dir, "config.json", "{ not json");

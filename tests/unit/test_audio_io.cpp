@@ -597,5 +597,75 @@ TEST(audio_errors, ReadTruncatedFlac) {
     EXPECT_THROW(read_audio_file(path), Error);
 }
 
+// ---------------------------------------------------------------------------------------
+// Duration limit: long references are refused before they take memory.
+
+// A canonical 44-byte header of mono 16-bit PCM WAV at 24 kHz; `data_bytes` and `riff_bytes`
+// are the two length fields (0xFFFFFFFF in a stream whose length is unknown).
+std::vector<uint8_t> wav16_header(uint32_t data_bytes, uint32_t riff_bytes) {
+    std::vector<uint8_t> h;
+    auto tag = [&](const char* t) { h.insert(h.end(), t, t + 4); };
+    auto u32 = [&](uint32_t v) {
+        for (int i = 0; i < 4; ++i) h.push_back(uint8_t(v >> (8 * i)));
+    };
+    auto u16 = [&](uint16_t v) {
+        h.push_back(uint8_t(v));
+        h.push_back(uint8_t(v >> 8));
+    };
+    tag("RIFF");
+    u32(riff_bytes);
+    tag("WAVE");
+    tag("fmt ");
+    u32(16);
+    u16(1);  // PCM
+    u16(1);  // mono
+    u32(k_rate);
+    u32(k_rate * 2);
+    u16(2);
+    u16(16);
+    tag("data");
+    u32(data_bytes);
+    return h;
+}
+
+TEST(audio_limit, LongFileIsRefusedFromItsHeader) {
+    // An hour of silence as a sparse file: the header's length alone refuses it (decoding it
+    // would take 345 MB of floats).
+    const std::string path = tmp("hour.wav");
+    const uint32_t data_bytes = 3600u * k_rate * 2;
+    write_bytes(path, wav16_header(data_bytes, data_bytes + 36));
+    ASSERT_EQ(::truncate(path.c_str(), off_t(44) + data_bytes), 0);
+    expect_error(error_of([&] { read_audio_file(path, 60.0); }), ErrorCode::invalid_argument,
+                 path, "3600.00 s long (from its header); the limit is 60.00 s");
+}
+
+TEST(audio_limit, FileOfExactlyTheLimitIsRead) {
+    const std::string path = tmp("limit_exact.wav");
+    write_audio_file(path, AudioFormat::wav_pcm16, sine(), k_rate);  // 1.3 s
+    EXPECT_EQ(read_audio_file(path, 1.3).samples.size(), k_n);
+    expect_error(error_of([&] { read_audio_file(path, 1.2); }), ErrorCode::invalid_argument,
+                 path, "1.30 s long (from its header); the limit is 1.20 s");
+}
+
+TEST(audio_limit, PipeOfUnknownLengthStopsAtTheLimit) {
+    // A streamed WAV (length fields 0xFFFFFFFF) through a FIFO: its length is unknown until
+    // the end, so decoding stops once it passes the limit.
+    const std::string wav = tmp("stream.wav"), fifo = tmp("stream.fifo");
+    std::vector<uint8_t> b = wav16_header(0xFFFFFFFFu, 0xFFFFFFFFu);
+    b.resize(b.size() + 2 * k_rate * 2, 0);  // 2 s of silence
+    write_bytes(wav, b);
+    ::unlink(fifo.c_str());
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // The writer runs in the background; it ends (SIGPIPE) when the reader stops early. Its
+    // outputs go to /dev/null so that run_shell does not wait for it.
+    ASSERT_EQ(run_shell("(cat " + shell_quote(wav) + " > " + shell_quote(fifo) +
+                        " &) >/dev/null 2>&1 </dev/null")
+                  .exit_code,
+              0);
+    expect_error(error_of([&] { read_audio_file(fifo, 1.0); }), ErrorCode::invalid_argument,
+                 fifo, "longer than the limit of 1.00 s (decoding stopped there)");
+    ::unlink(fifo.c_str());
+}
+
 }  // namespace
 }  // namespace qwen3tts

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -250,6 +249,46 @@ TEST_F(tokenizer_files, MergesTokenOutsideVocab) {
     expect_load_error(ErrorCode::format, "merges.txt", "zzzqqq");
 }
 
+TEST_F(tokenizer_files, MergesTokenOutsideVocabNamesTheLine) {
+    write("merges.txt", "#version: 0.2\n\xC4\xA0 \xC4\xA0\nzzzqqq b\n");
+    expect_load_error(ErrorCode::format, "merges.txt", "line 3: token \"zzzqqq\" is not in vocab.json");
+    // The merged token must exist too: "Q" + "x" -> "Qx" is not in the vocabulary.
+    write("merges.txt", "#version: 0.2\nQ x\n");
+    expect_load_error(ErrorCode::format, "merges.txt", "line 2: token \"Qx\" is not in vocab.json");
+}
+
+// Ids index tables sized by the largest id: one huge id must not allocate gigabytes.
+TEST_F(tokenizer_files, VocabIdBeyondTheEntriesIsRefused) {
+    write("vocab.json", "{\"a\": 0, \"b\": 2147483647}");
+    expect_load_error(ErrorCode::format, "vocab.json",
+                      "token \"b\" has id 2147483647, but the file has 2 tokens (ids must be 0..1)");
+}
+
+TEST_F(tokenizer_files, VocabSharedIdIsRefused) {
+    write("vocab.json", "{\"a\": 0, \"b\": 0}");
+    expect_load_error(ErrorCode::format, "vocab.json", "share id 0");
+}
+
+TEST_F(tokenizer_files, VocabRepeatedTokenIsRefused) {
+    write("vocab.json", "{\"a\": 0, \"b\": 1, \"a\": 2}");
+    expect_load_error(ErrorCode::format, "vocab.json", "token \"a\" appears twice");
+}
+
+TEST_F(tokenizer_files, AddedTokenIdBeyondTheVocabularyIsRefused) {
+    write("tokenizer_config.json",
+          R"({"added_tokens_decoder": {"2147483647": {"content": "<huge>"}}})");
+    expect_load_error(ErrorCode::format, "tokenizer_config.json",
+                      "added_tokens_decoder[\"2147483647\"]: id 2147483647 is beyond the "
+                      "vocabulary (vocab.json has 151643 tokens and there are 1 added tokens, so "
+                      "ids end at 151643)");
+}
+
+TEST_F(tokenizer_files, OversizedFileIsRefusedUnread) {
+    std::ofstream(dir_ + "/vocab.json", std::ios::binary | std::ios::app);
+    fs::resize_file(dir_ + "/vocab.json", uintmax_t(1) << 32);  // sparse 4 GiB
+    expect_load_error(ErrorCode::format, "vocab.json", "is 4294967296 bytes; the limit is");
+}
+
 TEST_F(tokenizer_files, AddedTokensMalformed) {
     write("tokenizer_config.json", R"({"added_tokens_decoder": {"x12": {"content": "<a>"}}})");
     expect_load_error(ErrorCode::format, "tokenizer_config.json", "x12");
@@ -276,7 +315,7 @@ TEST_F(tokenizer_files, MissingDirectory) {
     expect_load_error(ErrorCode::io, "vocab.json", "cannot open");
 }
 
-// ---- threads and speed -------------------------------------------------------------------
+// ---- threads and long inputs -------------------------------------------------------------------
 
 TEST(tokenizer, ConcurrentEncodeGivesSameIds) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
@@ -319,37 +358,26 @@ TEST(tokenizer, LongRunsOfOneClass) {
     for (PretokenizerRegex regex : {PretokenizerRegex::mistral_fixed, PretokenizerRegex::qwen2}) {
         const Tokenizer& tok = tokenizer(regex);
         for (const std::string& text : texts) {
-            const auto t0 = std::chrono::steady_clock::now();
             const auto ids = tok.encode(text);
-            const double ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count();
             EXPECT_FALSE(ids.empty());
             EXPECT_EQ(tok.decode(ids), text) << text.substr(0, 8);
-            EXPECT_LT(ms, 2000.0) << text.substr(0, 8);
         }
     }
 }
 
-TEST(tokenizer, Encodes10kBQuickly) {
+// Functional part of a former speed check (timing lives in bench/): a 10 kB text gives the
+// same ids on every call and decodes back to itself.
+TEST(tokenizer, Encodes10kBRepeatably) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::mistral_fixed);
     std::string long_text;
     for (const auto& c : reference()["cases"]) {
         if (c["name"] == "long_10k") long_text = c["text"].get<std::string>();
     }
     ASSERT_GE(long_text.size(), 10240u);
-    tok.encode(long_text);  // warm up
-    const int reps = 20;
-    const auto t0 = std::chrono::steady_clock::now();
-    size_t n = 0;
-    for (int i = 0; i < reps; ++i) n += tok.encode(long_text).size();
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
-        reps;
-    RecordProperty("encode_10kB_ms", std::to_string(ms));
-    std::printf("encode of %zu bytes -> %zu ids: %.3f ms\n", long_text.size(), n / reps, ms);
-    // Generous bound for loaded CI machines and debug builds; typical is about 1 ms.
-    EXPECT_LT(ms, 200.0);
+    const auto ids = tok.encode(long_text);
+    EXPECT_GT(ids.size(), 1000u);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(tok.encode(long_text), ids);
+    EXPECT_EQ(tok.decode(ids), long_text);
 }
 
 }  // namespace
