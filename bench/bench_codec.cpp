@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/cpu/conv_gemm.hpp"
+#include "backend/cpu/cpu_features.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "model/codec_decoder.hpp"
@@ -69,7 +70,8 @@ int main(int argc, char** argv) {
         }
     }
     try {
-        if (!isa.empty() && !cpu::set_conv_gemm_isa(isa.c_str())) {
+        cpu::Isa level;
+        if (!isa.empty() && !(cpu::parse_isa(isa, &level) && cpu::set_max_isa(level))) {
             std::fprintf(stderr, "ISA %s not available\n", isa.c_str());
             return 2;
         }

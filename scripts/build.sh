@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages, then configures and builds qwen3tts (Release) into build/.
+# Extra arguments go to cmake's configure step (e.g. -DQWEN3TTS_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Installs everything, builds, and runs the whole test suite (ctest). Tests labelled "slow"
-# (fast-vs-reference checks on real-size 0.6B/1.7B checkpoints) run with: scripts/test.sh -L slow
+# Installs everything, builds, and runs the whole test suite (ctest), then the same tests again
+# in an AddressSanitizer + UndefinedBehaviorSanitizer build (scripts/sanitize.sh). Tests labelled
+# "slow" (fast-vs-reference checks on real-size 0.6B/1.7B checkpoints) run with:
+# scripts/test.sh -L slow (arguments go to ctest, and the sanitizer pass is skipped).
+# With CI=true, compiler warnings are errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh
-if [ $# -eq 0 ]; then set -- -LE slow; fi
-ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+werror=OFF
+if [ "${CI:-}" = true ]; then werror=ON; fi
+scripts/build.sh -DQWEN3TTS_WERROR="$werror"
+if [ $# -gt 0 ]; then
+  exec ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+fi
+ctest --test-dir build --output-on-failure -j"$(nproc)" -LE slow
+scripts/sanitize.sh address,undefined

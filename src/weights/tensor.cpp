@@ -21,11 +21,21 @@ size_t TensorView::nbytes() const {
     return checked_nbytes(shape, dtype_size(dtype), "tensor " + name);
 }
 
+// memcpy loads: a safetensors file need not align tensor data to the element size (UBSan).
+namespace {
+template <class T>
+T load_at(const void* data, int64_t i) {
+    T v;
+    std::memcpy(&v, static_cast<const char*>(data) + size_t(i) * sizeof(T), sizeof(T));
+    return v;
+}
+}  // namespace
+
 float TensorView::at_f32(int64_t i) const {
     switch (dtype) {
-        case DType::f32: return static_cast<const float*>(data)[i];
-        case DType::bf16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
-        case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+        case DType::f32: return load_at<float>(data, i);
+        case DType::bf16: return bf16_to_f32(load_at<uint16_t>(data, i));
+        case DType::f16: return f16_to_f32(load_at<uint16_t>(data, i));
         default:
             throw Error(ErrorCode::model, "tensor " + name + " has dtype " + dtype_name(dtype) +
                                               ", expected a floating-point type");
@@ -38,8 +48,7 @@ std::vector<float> TensorView::to_f32() const {
     if (dtype == DType::f32) {
         if (n > 0) std::memcpy(out.data(), data, n * sizeof(float));  // empty: data may be null
     } else if (dtype == DType::bf16) {
-        const auto* p = static_cast<const uint16_t*>(data);
-        for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(p[i]);
+        for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load_at<uint16_t>(data, int64_t(i)));
     } else {
         for (size_t i = 0; i < n; ++i) out[i] = at_f32(int64_t(i));
     }

@@ -41,7 +41,7 @@ TEST(CApi, GreedyCodesMatchTheReference) {
     ASSERT_EQ(n, ref_wav.size());
     float max_diff = 0;
     for (size_t i = 0; i < n; ++i) max_diff = std::max(max_diff, std::fabs(wav[i] - ref_wav[i]));
-    EXPECT_LE(max_diff, 1e-3f);
+    EXPECT_LE(max_diff, 2e-5f);  // measured 2.3e-6 (f32 rounding order of the fast kernels)
     qwen3tts_free(wav);
     qwen3tts_synthesizer_free(synth);
     qwen3tts_model_free(model);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/mimi_elu.hpp"
 #include "core/npy.hpp"
 #include "core/thread_pool.hpp"
@@ -186,8 +187,9 @@ TEST(CodecEncoderElu, MatchesExpm1) {
     for (float v = -100.0f; v < 3.0f; v += 0.00037f) x.push_back(v);
     for (float v : {0.0f, -0.0f, -1e-30f, 1e-30f, -0.5f, 0.5f, -87.0f, -88.0f, -1e4f})
         x.push_back(v);
-    for (const char* isa : {"avx512", "avx2", "libm"}) {
-        if (!cpu::set_elu_isa(isa)) continue;  // the CPU lacks it
+    for (cpu::Isa level : {cpu::Isa::avx512, cpu::Isa::avx2, cpu::Isa::generic}) {
+        if (!cpu::set_max_isa(level)) continue;  // the CPU lacks it
+        const char* isa = cpu::isa_name(level);
         std::vector<float> y(x.size());
         cpu::elu(x.data(), int64_t(x.size()), y.data());
         double worst = 0;
@@ -199,7 +201,7 @@ TEST(CodecEncoderElu, MatchesExpm1) {
         }
         EXPECT_LE(worst, 3e-7) << isa << ": x = " << x[at];
     }
-    cpu::set_elu_isa("");
+    cpu::reset_max_isa();
 }
 
 TEST(CodecEncoderConfig, MissingFieldIsNamed) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -41,8 +40,6 @@ class SpeakerEncoderGolden : public ::testing::Test {
         const auto ref = testing::golden("tiny-base", stem).to_f32();
         ASSERT_EQ(actual.size(), ref.size()) << stem;
         const auto d = testing::compare(actual, ref);
-        std::printf("  %s: max|diff| %.3g, max|ref| %.3g, ratio %.3g\n", stem.c_str(), d.max_abs,
-                    d.max_ref, d.max_abs / d.max_ref);
         EXPECT_LE(d.max_abs, kRelTol * d.max_ref) << stem << ": max|diff| " << d.max_abs << " at "
                                                   << d.argmax << " (max|ref| " << d.max_ref << ")";
     }

@@ -1,5 +1,5 @@
 // Text to waveform end to end against the official pipeline's output (`<case>__wav`, greedy):
-// same length and max |diff| ≤ 1e-3, for every generation case, with the default exact
+// same length and max |diff| ≤ 3e-5, for every generation case, with the default exact
 // streaming codec decode and with the official chunked decode. Base cases use the reference
 // x-vector and codes of the data (the speaker and codec encoders are tested on their own).
 #include <gtest/gtest.h>
@@ -40,7 +40,9 @@ TEST_P(SpeechGolden, WaveformMatchesOfficial) {
     ASSERT_EQ(wav.size(), ref.size());
     EXPECT_EQ(st.samples, int64_t(ref.size()));
     const auto d = testing::compare(wav, ref);
-    EXPECT_LE(d.max_abs, 1e-3) << "at sample " << d.argmax;
+    // Measured: ≤ 3e-6 on the tiny checkpoints, ≤ 8e-6 on the real-size 0.6B (f32 rounding
+    // order of the fast kernels; the codec's own golden tests hold 1e-4).
+    EXPECT_LE(d.max_abs, 3e-5) << "at sample " << d.argmax;
 }
 
 std::vector<GoldenCase> all_cases() {

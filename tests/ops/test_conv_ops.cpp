@@ -1,5 +1,6 @@
 // Fast codec conv-stack kernels (backend/cpu) against the plain-loop references
-// (backend/reference/conv_ref) on random inputs, for every micro-kernel this CPU can run.
+// (backend/reference/conv_ref) on random inputs, at every SIMD level (skipped where the CPU
+// lacks it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "backend/cpu/conv_gemm.hpp"
 #include "backend/reference/conv_ref.hpp"
 #include "core/thread_pool.hpp"
+#include "ops/isa_levels.hpp"
 
 namespace qwen3tts {
 namespace {
@@ -35,14 +37,12 @@ std::pair<double, double> block_diff(const float* a, const float* b, int64_t row
     return {d, m};
 }
 
-class ConvOps : public ::testing::TestWithParam<std::string> {
-protected:
-    void SetUp() override {
-        if (!cpu::set_conv_gemm_isa(GetParam().c_str()))
-            GTEST_SKIP() << "CPU cannot run the " << GetParam() << " kernels";
-    }
-    void TearDown() override { cpu::set_conv_gemm_isa(""); }
-};
+using ConvOps = testing_isa::AtLevel;
+using SnakeBetaOp = testing_isa::AtLevel;
+
+TEST_P(ConvOps, KernelIsTheLevels) {
+    EXPECT_STREQ(cpu::conv_gemm_isa(), cpu::isa_name(GetParam()));
+}
 
 TEST_P(ConvOps, Conv1dGemmMatchesReference) {
     std::mt19937 rng(42);
@@ -119,10 +119,7 @@ TEST_P(ConvOps, ConvTranspose1dRejectsKernelNotMultipleOfStride) {
     EXPECT_ANY_THROW(cpu::pack_conv_transpose1d_phase(w.data(), 4, 4, 5, 2, 0, nullptr));
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, ConvOps, ::testing::Values("avx512", "avx2", "generic"),
-                         [](const auto& param_info) { return param_info.param; });
-
-TEST(SnakeBetaOp, MatchesReference) {
+TEST_P(SnakeBetaOp, MatchesReference) {
     std::mt19937 rng(3);
     ThreadPool pool(2);
     for (int n_ch : {1, 7, 16, 96, 100}) {
@@ -149,6 +146,9 @@ TEST(SnakeBetaOp, MatchesReference) {
             }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, ConvOps, testing_isa::kAllLevels, testing_isa::level_test_name);
+INSTANTIATE_TEST_SUITE_P(Isa, SnakeBetaOp, testing_isa::kAllLevels, testing_isa::level_test_name);
 
 }  // namespace
 }  // namespace qwen3tts

@@ -1,13 +1,17 @@
 // The SIMD linear kernels against the plain-loop reference on random inputs, for every weight
-// dtype and for shapes that exercise row blocks, tails and the thread split.
+// dtype, at every SIMD level (skipped where the CPU lacks it), and for shapes that exercise row
+// blocks, tails and the thread split.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <tuple>
 
 #include "backend/cpu/linear_cpu.hpp"
 #include "backend/ops.hpp"
 #include "core/dtype.hpp"
+#include "ops/isa_levels.hpp"
 
 namespace qwen3tts {
 namespace {
@@ -17,10 +21,15 @@ struct Case {
     int64_t n, out, in;
 };
 
-class LinearOps : public ::testing::TestWithParam<Case> {};
+class LinearOps : public ::testing::TestWithParam<std::tuple<cpu::Isa, Case>> {
+protected:
+    void SetUp() override { testing_isa::enter_level(std::get<0>(GetParam())); }
+    void TearDown() override { cpu::reset_max_isa(); }
+};
 
 TEST_P(LinearOps, FastMatchesReference) {
-    const Case c = GetParam();
+    const Case c = std::get<1>(GetParam());
+    ASSERT_STREQ(backend::linear_cpu_isa(), cpu::isa_name(std::get<0>(GetParam())));
     std::mt19937 rng(42);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     std::vector<float> x(size_t(c.n * c.in)), bias(size_t(c.out));
@@ -58,14 +67,18 @@ TEST_P(LinearOps, FastMatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, LinearOps,
-    ::testing::Values(Case{DType::bf16, 1, 1024, 1024}, Case{DType::bf16, 1, 3072, 1024},
-                      Case{DType::bf16, 7, 67, 256}, Case{DType::bf16, 2, 5, 48},
-                      Case{DType::f16, 1, 130, 512}, Case{DType::f16, 3, 33, 64},
-                      Case{DType::f32, 1, 2048, 16}, Case{DType::f32, 5, 9, 32},
-                      Case{DType::f32, 1, 3, 7}, Case{DType::bf16, 1, 3, 20}),
-    [](const ::testing::TestParamInfo<Case>& p) {
-        return std::string(dtype_name(p.param.dtype)) + "_" + std::to_string(p.param.n) + "x" +
-               std::to_string(p.param.out) + "x" + std::to_string(p.param.in);
+    ::testing::Combine(
+        testing_isa::kAllLevels,
+        ::testing::Values(Case{DType::bf16, 1, 1024, 1024}, Case{DType::bf16, 1, 3072, 1024},
+                          Case{DType::bf16, 7, 67, 256}, Case{DType::bf16, 2, 5, 48},
+                          Case{DType::f16, 1, 130, 512}, Case{DType::f16, 3, 33, 64},
+                          Case{DType::f32, 1, 2048, 16}, Case{DType::f32, 5, 9, 32},
+                          Case{DType::f32, 1, 3, 7}, Case{DType::bf16, 1, 3, 20})),
+    [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
+        const Case& c = std::get<1>(p.param);
+        return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" + dtype_name(c.dtype) +
+               "_" + std::to_string(c.n) + "x" + std::to_string(c.out) + "x" +
+               std::to_string(c.in);
     });
 
 TEST(Bf16, RoundTripIsExactAndRoundsToNearestEven) {
@@ -83,7 +96,9 @@ TEST(Bf16, RoundTripIsExactAndRoundsToNearestEven) {
 namespace qwen3tts {
 namespace {
 
-TEST(LinearGroup, EqualsSeparateReferenceLinears) {
+using LinearGroup = testing_isa::AtLevel;
+
+TEST_P(LinearGroup, EqualsSeparateReferenceLinears) {
     std::mt19937 rng(7);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     const int64_t n = 3, in = 64, outs[3] = {40, 16, 37};
@@ -112,6 +127,9 @@ TEST(LinearGroup, EqualsSeparateReferenceLinears) {
         for (size_t i = 0; i < ref[size_t(j)].size(); ++i)
             EXPECT_NEAR(fast[size_t(j)][i], ref[size_t(j)][i], 1e-4) << j << " " << i;
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, LinearGroup, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
 
 }  // namespace
 }  // namespace qwen3tts

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "backend/cpu/cpu_features.hpp"
 #include "core/thread_pool.hpp"
 
 namespace qwen3tts::cpu {
@@ -113,11 +114,11 @@ using SnakeRowsFn = void (*)(const float*, int64_t, int64_t, int64_t, int, const
                              const float*, float*, int64_t);
 
 SnakeRowsFn pick_snake() {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return snake_rows_avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return snake_rows_avx2;
+    switch (active_isa()) {
+        case Isa::avx512: return snake_rows_avx512;
+        case Isa::avx2: return snake_rows_avx2;
+        case Isa::generic: break;
+    }
     return snake_rows_generic;
 }
 
@@ -125,8 +126,8 @@ SnakeRowsFn pick_snake() {
 
 void snake_beta(const float* x, int64_t ldx, int64_t n_rows, int n_ch, const float* a,
                 const float* inv_b, float* y, int64_t ldy, ThreadPool* pool) {
-    static const SnakeRowsFn fn = pick_snake();
     if (n_rows <= 0) return;
+    const SnakeRowsFn fn = pick_snake();
     if (pool && pool->size() > 1 && n_rows * n_ch >= 16384) {
         // Dynamic hand-out of ~16k-element row blocks (see conv1d_gemm).
         const int64_t block = std::max<int64_t>(1, 16384 / n_ch);

@@ -1,7 +1,7 @@
-// Element-wise kernels of the codec decoder's conv stack, vectorised (AVX-512 / AVX2 picked at
-// run time, portable fallback). SnakeBeta is the only hot one: ~35 M sin() per second of
-// audio, so it uses a polynomial sin with Cody-Waite reduction (error ~1e-7 relative to
-// libm for |a·x| < 1e5; the reference in backend/reference/conv_ref.hpp uses std::sin).
+// Element-wise kernels of the codec decoder's conv stack, vectorised (AVX-512 / AVX2 picked per
+// call from cpu::active_isa(), portable fallback). SnakeBeta is the only hot one: ~35 M sin()
+// per second of audio, so it uses a polynomial sin with Cody-Waite reduction (error ~1e-7
+// relative to libm for |a·x| < 1e5; the reference in backend/reference/conv_ref.hpp uses std::sin).
 // Thread-safety: pure functions; with a pool, rows are split over threads.
 #pragma once
 

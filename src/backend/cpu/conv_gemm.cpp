@@ -9,28 +9,13 @@
 #include <string>
 #include <utility>
 
+#include "backend/cpu/cpu_features.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
 namespace qwen3tts::cpu {
 
 namespace {
-
-enum class Isa { generic, avx2, avx512 };
-
-Isa detect_isa() {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return Isa::avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
-    return Isa::generic;
-}
-
-Isa& forced_isa() {
-    static Isa isa = detect_isa();
-    return isa;
-}
 
 // Arguments shared by every micro-kernel call: an mr x kPanel tile of y.
 // The reduction (taps x input channels) is cut into blocks of <= kKc channels of one tap, so
@@ -235,7 +220,7 @@ PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int 
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
                  int64_t ldy, bool accumulate, ThreadPool* pool) {
     if (n_rows <= 0) return;
-    const Isa isa = forced_isa();
+    const Isa isa = active_isa();
     const TileFn* table = isa == Isa::avx512 ? tile_avx512_table.data()
                           : isa == Isa::avx2 ? tile_avx2_table.data()
                                              : tile_generic_table.data();
@@ -296,25 +281,7 @@ void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_row
 }
 
 const char* conv_gemm_isa() {
-    switch (forced_isa()) {
-        case Isa::avx512: return "avx512";
-        case Isa::avx2: return "avx2";
-        default: return "generic";
-    }
-}
-
-bool set_conv_gemm_isa(const char* isa) {
-    const Isa best = detect_isa();
-    const std::string s = isa ? isa : "";
-    Isa want;
-    if (s.empty()) want = best;
-    else if (s == "avx512") want = Isa::avx512;
-    else if (s == "avx2") want = Isa::avx2;
-    else if (s == "generic") want = Isa::generic;
-    else return false;
-    if (int(want) > int(best)) return false;
-    forced_isa() = want;
-    return true;
+    return isa_name(active_isa());
 }
 
 }  // namespace qwen3tts::cpu

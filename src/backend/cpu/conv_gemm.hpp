@@ -11,8 +11,8 @@
 //
 // Weights are packed once at load into panels of kPanel output channels, each panel laid out
 // [n_tap][c_in][kPanel] (zero-padded past c_out), so the micro-kernel streams one contiguous
-// panel. The kernel is picked at run time (AVX-512, AVX2+FMA, portable) with
-// __builtin_cpu_supports, so the binary runs on any x86-64.
+// panel. The kernel is picked on each call from cpu::active_isa() (AVX-512, AVX2+FMA,
+// portable; see cpu_features.hpp), so the binary runs on any x86-64.
 //
 // Thread-safety: PackedConv is immutable after packing and may be shared; conv1d_gemm writes
 // only `y`. With a pool, work is split over row blocks (long inputs) or output panels.
@@ -60,10 +60,8 @@ PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int 
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
                  int64_t ldy, bool accumulate, ThreadPool* pool);
 
-// Which micro-kernel conv1d_gemm uses on this machine: "avx512", "avx2" or "generic".
+// Which micro-kernel conv1d_gemm uses now: "avx512", "avx2" or "generic" (set_max_isa() and
+// QWEN3TTS_ISA choose it).
 const char* conv_gemm_isa();
-// Forces a kernel for tests/benchmarks ("avx512", "avx2", "generic"; "" = auto). Returns false
-// when the CPU cannot run the requested one. Not thread-safe: call before decoding.
-bool set_conv_gemm_isa(const char* isa);
 
 }  // namespace qwen3tts::cpu

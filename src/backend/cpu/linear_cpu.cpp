@@ -3,9 +3,13 @@
 #include <immintrin.h>
 
 // GCC 12's AVX-512 headers trip -Wmaybe-uninitialized inside their own inline functions
-// (_mm512_undefined_* placeholders); the warning is about the header, not this code.
+// (_mm512_undefined_* placeholders); the warning is about the header, not this code (clang has
+// no such warning).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
+#include "backend/cpu/cpu_features.hpp"
 #include "backend/reference/linear_ref.hpp"
 #include "core/error.hpp"
 
@@ -13,18 +17,7 @@ namespace qwen3tts::backend {
 
 namespace {
 
-enum class Isa { scalar, avx2, avx512 };
-
-Isa detect_isa() {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return Isa::avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-        __builtin_cpu_supports("f16c"))
-        return Isa::avx2;
-    return Isa::scalar;
-}
-
-const Isa g_isa = detect_isa();
+using cpu::Isa;
 
 constexpr int kRowBlock = 4;
 
@@ -147,24 +140,24 @@ QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t
 }  // namespace
 
 const char* linear_cpu_isa() {
-    return g_isa == Isa::avx512 ? "avx512" : g_isa == Isa::avx2 ? "avx2" : "scalar";
+    return cpu::isa_name(cpu::active_isa());
 }
 
 namespace {
 
-bool simd_ok(const TensorView& w) {
-    const int64_t lanes = g_isa == Isa::avx512 ? 16 : 8;
-    return g_isa != Isa::scalar && w.dim(1) % lanes == 0 &&
+bool simd_ok(Isa isa, const TensorView& w) {
+    const int64_t lanes = isa == Isa::avx512 ? 16 : 8;
+    return isa != Isa::generic && w.dim(1) % lanes == 0 &&
            (w.dtype == DType::bf16 || w.dtype == DType::f16 || w.dtype == DType::f32);
 }
 
-// Output rows [r0, r1) of one weight matrix.
-void rows(const float* x, int64_t n, const TensorView& w, const float* bias, float* y,
+// Output rows [r0, r1) of one weight matrix; `isa` is avx2 or avx512 (see simd_ok).
+void rows(Isa isa, const float* x, int64_t n, const TensorView& w, const float* bias, float* y,
           int64_t r0, int64_t r1) {
     const int64_t out = w.dim(0), in = w.dim(1);
     const auto* base = static_cast<const uint8_t*>(w.data);
     const size_t row_bytes = size_t(in) * dtype_size(w.dtype);
-    if (g_isa == Isa::avx512) {
+    if (isa == Isa::avx512) {
         switch (w.dtype) {
             case DType::bf16: rows_avx512<Avx512Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
             case DType::f16: rows_avx512<Avx512F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
@@ -188,22 +181,24 @@ bool worth_threads(ThreadPool* pool, size_t bytes, int64_t n) {
 
 void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w,
                 const float* bias, float* y) {
-    if (!simd_ok(w)) {
+    const Isa isa = cpu::active_isa();  // here, not in the workers: it may throw
+    if (!simd_ok(isa, w)) {
         linear_reference(x, n, w, bias, y);
         return;
     }
     const int64_t out = w.dim(0);
-    auto body = [&](int64_t r0, int64_t r1) { rows(x, n, w, bias, y, r0, r1); };
+    auto body = [&](int64_t r0, int64_t r1) { rows(isa, x, n, w, bias, y, r0, r1); };
     if (worth_threads(pool, w.nbytes(), n)) pool->parallel_for(out, 16, body);
     else body(0, out);
 }
 
 void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
                       float* const* ys, int count) {
+    const Isa isa = cpu::active_isa();
     int64_t total = 0;
     size_t bytes = 0;
     for (int j = 0; j < count; ++j) {
-        if (!simd_ok(*ws[j])) {
+        if (!simd_ok(isa, *ws[j])) {
             for (int k = 0; k < count; ++k) linear_cpu(pool, x, n, *ws[k], nullptr, ys[k]);
             return;
         }
@@ -216,7 +211,7 @@ void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorV
         for (int j = 0; j < count; ++j) {
             const int64_t out = ws[j]->dim(0);
             const int64_t b = std::max(r0, offset), e = std::min(r1, offset + out);
-            if (b < e) rows(x, n, *ws[j], nullptr, ys[j], b - offset, e - offset);
+            if (b < e) rows(isa, x, n, *ws[j], nullptr, ys[j], b - offset, e - offset);
             offset += out;
         }
     };

@@ -1,6 +1,7 @@
-// SIMD linear layer for x86-64: AVX-512 or AVX2+FMA chosen at run time (scalar otherwise),
-// weights read in their stored dtype (bf16/f16/f32) and widened in registers, f32 accumulation,
-// output rows split across the pool's threads. Decode (n = 1) is bound by weight bandwidth,
+// SIMD linear layer for x86-64: AVX-512 or AVX2+FMA+F16C chosen per call from
+// cpu::active_isa() (the reference loops at the generic level), weights read in their stored
+// dtype (bf16/f16/f32) and widened in registers, f32 accumulation, output rows split across
+// the pool's threads. Decode (n = 1) is bound by weight bandwidth,
 // so each block of 4 weight rows is read from memory once and reused from cache for all n
 // input rows.
 #pragma once
@@ -20,7 +21,7 @@ void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w
 void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
                       float* const* ys, int count);
 
-// Which instruction set linear_cpu uses on this machine: "avx512", "avx2" or "scalar".
+// Which instruction set linear_cpu uses now: "avx512", "avx2" or "generic".
 const char* linear_cpu_isa();
 
 }  // namespace qwen3tts::backend

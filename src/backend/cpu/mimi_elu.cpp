@@ -1,11 +1,15 @@
-// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized in some intrinsics' inline bodies.
+// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized in some intrinsics' inline bodies
+// (clang has no such warning).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "backend/cpu/mimi_elu.hpp"
 
 #include <immintrin.h>
 
 #include <cmath>
-#include <string>
+
+#include "backend/cpu/cpu_features.hpp"
 
 namespace qwen3tts::cpu {
 
@@ -18,8 +22,6 @@ constexpr float kMinX = -87.0f;  // exp(-87) − 1 == −1 in f32; keeps 2^k nor
 // 1/n! for the polynomials.
 constexpr float kC2 = 1.0f / 2, kC3 = 1.0f / 6, kC4 = 1.0f / 24, kC5 = 1.0f / 120, kC6 = 1.0f / 720,
                 kC7 = 1.0f / 5040, kC8 = 1.0f / 40320, kC9 = 1.0f / 362880;
-
-using EluFn = void (*)(const float*, int64_t, float*);
 
 void elu_libm(const float* x, int64_t n, float* y) {
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : std::expm1(x[i]);
@@ -105,50 +107,15 @@ __attribute__((target("avx2,fma"))) void elu_avx2(const float* x, int64_t n, flo
     if (i < n) elu_libm(x + i, n - i, y + i);
 }
 
-struct Kernel {
-    const char* name;
-    EluFn fn;
-};
-
-Kernel best_kernel() {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-        return {"avx512", elu_avx512};
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2", elu_avx2};
-    return {"libm", elu_libm};
-}
-
-Kernel& active() {
-    static Kernel k = best_kernel();
-    return k;
-}
-
 }  // namespace
 
 void elu(const float* x, int64_t n, float* y) {
-    active().fn(x, n, y);
-}
-
-const char* elu_isa() {
-    return active().name;
-}
-
-bool set_elu_isa(const char* isa) {
-    const std::string s = isa ? isa : "";
-    const Kernel best = best_kernel();
-    const int rank_best = std::string(best.name) == "avx512" ? 2
-                          : std::string(best.name) == "avx2" ? 1
-                                                             : 0;
-    if (s.empty())
-        active() = best;
-    else if (s == "avx512" && rank_best >= 2)
-        active() = {"avx512", elu_avx512};
-    else if (s == "avx2" && rank_best >= 1)
-        active() = {"avx2", elu_avx2};
-    else if (s == "libm")
-        active() = {"libm", elu_libm};
-    else
-        return false;
-    return true;
+    switch (active_isa()) {
+        case Isa::avx512: elu_avx512(x, n, y); return;
+        case Isa::avx2: elu_avx2(x, n, y); return;
+        case Isa::generic: break;
+    }
+    elu_libm(x, n, y);
 }
 
 }  // namespace qwen3tts::cpu

@@ -1,7 +1,8 @@
 // ELU (α = 1) for Mimi's SEANet encoder: y = x > 0 ? x : expm1(x). It runs on every
 // activation of the 24 kHz, 64-channel first stage (~6 M values per second of audio), where
 // libm's expm1f would cost as much as the convolutions, so the negative branch is a
-// vectorised polynomial (AVX-512 or AVX2+FMA picked at run time; libm on other CPUs):
+// vectorised polynomial (AVX-512 or AVX2+FMA picked per call from cpu::active_isa(); libm at
+// the generic level):
 // |x| <= 0.5: Taylor series of expm1 to x^9; otherwise 2^k·exp(r) − 1 with Cody-Waite
 // reduction and a degree-7 exp polynomial. Error < 2e-7 relative to the result (the
 // reference, torch's CPU ELU, is itself an exp-based kernel of similar accuracy).
@@ -14,11 +15,5 @@ namespace qwen3tts::cpu {
 
 // n values; in place allowed (y == x).
 void elu(const float* x, int64_t n, float* y);
-
-// Which kernel elu() uses on this machine: "avx512", "avx2" or "libm".
-const char* elu_isa();
-// Forces a kernel for tests/benchmarks ("avx512", "avx2", "libm"; "" = best). Returns false
-// when the CPU cannot run it. Not thread-safe: call before encoding.
-bool set_elu_isa(const char* isa);
 
 }  // namespace qwen3tts::cpu
