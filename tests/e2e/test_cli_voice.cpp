@@ -125,7 +125,7 @@ std::vector<BadVoice> bad_voices() {
          tmp("ref_b.wav") + " (2.00 s) is silent: peak 0 < 1e-4"},
         {"too_long",
          voice_args(wav_of("ref_c.wav", long_tone, 24000), "--x-vector-only --max-seconds 3"),
-         tmp("ref_c.wav") + " is 5.00 s long; the limit is 3.00 s"},
+         tmp("ref_c.wav") + ": audio is 5.00 s long (from its header); the limit is 3.00 s"},
         {"icl_without_text", voice_args(wav_of("tone.wav", long_tone, 24000), ""),
          "needs the transcript of the reference audio (--ref-text)"},
         {"not_a_voice_file",

@@ -1,11 +1,7 @@
-// Codes files (.npy [frames, n_codebook]): frame width and code range come from the model's
-// codec config, shown with a copy of the tiny checkpoint whose codec has 8 codebooks of 1024.
+// Codes files (.npy [frames, n_codebook]): frame width and code range come from the model.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "core/npy.hpp"
 #include "qwen3tts/qwen3tts.hpp"
@@ -14,7 +10,6 @@
 namespace qwen3tts {
 namespace {
 
-namespace fs = std::filesystem;
 
 std::string error_of(const std::function<void()>& f) {
     try {
@@ -32,40 +27,21 @@ std::string write_codes(const std::string& name, const std::vector<int64_t>& v,
     return path;
 }
 
-// tiny-custom_voice with its codec config edited (files hard-linked, the edited one replaced).
-std::string model_with_codec(int n_codebook, int codebook_size) {
-    const fs::path dir = testing::tmp_dir() + "/codes_model_" + std::to_string(n_codebook);
-    fs::remove_all(dir);
-    fs::copy(testing::model_dir("tiny-custom_voice"), dir,
-             fs::copy_options::recursive | fs::copy_options::create_hard_links);
-    const fs::path config = dir / "speech_tokenizer" / "config.json";
-    std::stringstream text;
-    text << std::ifstream(config).rdbuf();
-    std::string s = text.str();
-    // The first occurrences are decoder_config's (encoder_config follows it).
-    auto replace = [&](const std::string& from, const std::string& to) {
-        s.replace(s.find(from), from.size(), to);
-    };
-    replace("\"num_quantizers\": 16", "\"num_quantizers\": " + std::to_string(n_codebook));
-    replace("\"codebook_size\": 2048", "\"codebook_size\": " + std::to_string(codebook_size));
-    fs::remove(config);
-    std::ofstream(config) << s;
-    return dir.string();
-}
+// The frame width and code range come from the model (a codec config that disagrees with the
+// talker is refused at load, see test_config_model.cpp).
+TEST(CodesIo, ShapeAndRangeComeFromTheModel) {
+    const Model model = Model::load(testing::model_dir("tiny-custom_voice"));
+    std::vector<int64_t> codes(32, 5);
+    EXPECT_EQ(load_codes_npy(write_codes("ok16.npy", codes, {2, 16}), model).size(), 32u);
 
-TEST(CodesIo, ShapeAndRangeComeFromTheCodecConfig) {
-    const Model model = Model::load(model_with_codec(8, 1024));
-    std::vector<int64_t> codes(16, 5);
-    EXPECT_EQ(load_codes_npy(write_codes("ok8.npy", codes, {2, 8}), model).size(), 16u);
+    const std::string narrow = write_codes("narrow.npy", std::vector<int64_t>(16, 1), {2, 8});
+    EXPECT_EQ(error_of([&] { load_codes_npy(narrow, model); }),
+              narrow + ": codes must have shape [frames, 16], got [2, 8]");
 
-    const std::string wide = write_codes("wide.npy", std::vector<int64_t>(32, 1), {2, 16});
-    EXPECT_EQ(error_of([&] { load_codes_npy(wide, model); }),
-              wide + ": codes must have shape [frames, 8], got [2, 16]");
-
-    codes[8 + 3] = 1024;
-    const std::string big = write_codes("big.npy", codes, {2, 8});
+    codes[16 + 3] = 2048;
+    const std::string big = write_codes("big.npy", codes, {2, 16});
     EXPECT_EQ(error_of([&] { load_codes_npy(big, model); }),
-              big + ": code 1024 at frame 1, codebook 3 is outside [0, 1024)");
+              big + ": code 2048 at frame 1, codebook 3 is outside [0, 2048)");
 }
 
 TEST(CodesIo, SaveUsesTheTalkersFrameWidth) {

@@ -34,17 +34,17 @@ TEST(TextFile, RefusesFilesOverTheLimit) {
     std::ofstream(path) << "{}";
     ASSERT_EQ(::truncate(path.c_str(), 100), 0);
     EXPECT_EQ(error_of([&] { read_text_file(path, "config", 99); }),
-              "config " + path + " is 100 bytes, more than the limit of 99");
+              "config " + path + " is 100 bytes; the limit is 99 bytes");
     // The default limit, without writing the bytes (sparse file).
     ASSERT_EQ(::truncate(path.c_str(), off_t(kMaxTextFileBytes) + 1), 0);
-    EXPECT_NE(error_of([&] { read_text_file(path, "config"); }).find("more than the limit"),
+    EXPECT_NE(error_of([&] { read_text_file(path, "config"); }).find("; the limit is"),
               std::string::npos);
     ::unlink(path.c_str());
 }
 
 TEST(TextFile, RefusesDirectories) {
     EXPECT_EQ(error_of([&] { read_text_file(testing::tmp_dir(), "config"); }),
-              "cannot open config " + testing::tmp_dir());
+              "cannot open config " + testing::tmp_dir() + ": it is a directory");
 }
 
 }  // namespace
