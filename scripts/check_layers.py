@@ -16,7 +16,7 @@ BELOW = {
     "audio": {"core"},
     "text": {"core"},
     "hub": {"core", "weights"},
-    "backend": {"core", "weights"},
+    "backend": {"core"},
     "nn": {"backend", "core", "weights"},
     "model": {"nn", "backend", "text", "audio", "weights", "core"},
     "runtime": {"model", "nn", "backend", "text", "audio", "weights", "core"},

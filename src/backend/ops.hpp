@@ -11,7 +11,7 @@
 
 #include "backend/cpu/conv_gemm.hpp"
 #include "core/thread_pool.hpp"
-#include "weights/tensor.hpp"
+#include "core/tensor_view.hpp"
 
 namespace qwen3tts::backend {
 

@@ -162,12 +162,6 @@ ModelConfig load_model_config(const std::string& dir) {
 
     // Text-side special tokens index the text embedding (talker.model.text_embedding).
     const std::string text_rows = "talker_config.text_vocab_size";
-    auto text_id = [&](const std::string& key, int fallback) {
-        return top.has(key) ? read_id(top, key, t.text_vocab_size, text_rows) : fallback;
-    };
-    c.im_start_token_id = text_id("im_start_token_id", 151644);
-    c.im_end_token_id = text_id("im_end_token_id", 151645);
-    c.assistant_token_id = text_id("assistant_token_id", 77091);
     c.tts_pad_token_id = read_id(top, "tts_pad_token_id", t.text_vocab_size, text_rows);
     c.tts_bos_token_id = read_id(top, "tts_bos_token_id", t.text_vocab_size, text_rows);
     c.tts_eos_token_id = read_id(top, "tts_eos_token_id", t.text_vocab_size, text_rows);
@@ -193,9 +187,20 @@ ModelConfig load_model_config(const std::string& dir) {
                 kv.value().is_string() ? lower(kv.value().get<std::string>()) : "";
         }
     }
+    // diverges: the official talker rotates with M-RoPE (3 position streams, one per
+    // mrope_section), but for speech all three streams carry the same position (get_rope_index),
+    // so the sectioned rotation is exactly 1-D RoPE, which we apply. The sections must still
+    // cover the rotated half of each head, or the checkpoint is not one this holds for.
     if (tf.has("rope_scaling") && tf.at("rope_scaling").is_object()) {
         const JsonFields rs = tf.object("rope_scaling");
-        t.mrope_section = rs.get_int_list_or("mrope_section", {}, 0, kMaxHeadDim, 8);
+        const std::vector<int> sections = rs.get_int_list_or("mrope_section", {}, 0, kMaxHeadDim, 8);
+        int64_t covered = 0;
+        for (int v : sections) covered += v;
+        if (!sections.empty() && covered != t.head_dim / 2)
+            rs.fail("mrope_section", "sections cover " + std::to_string(covered) +
+                                         " rotary pairs, but head_dim " +
+                                         std::to_string(t.head_dim) + " has " +
+                                         std::to_string(t.head_dim / 2));
     }
 
     const JsonFields pf = tf.object("code_predictor_config");

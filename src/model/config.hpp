@@ -37,7 +37,6 @@ struct TalkerConfig : TransformerConfig {
     std::map<std::string, int> codec_language_id;  // lower-case keys, dialects included
     std::map<std::string, int> spk_id;              // lower-case speaker → codec row
     std::map<std::string, std::string> spk_dialect; // speaker → dialect key ("" = none)
-    std::vector<int> mrope_section;
     TransformerConfig code_predictor;
 };
 
@@ -69,7 +68,6 @@ struct ModelConfig {
     ModelType type = ModelType::custom_voice;
     std::string size;  // tts_model_size: "0b6", "1b7", ...
     std::string transformers_version;
-    int im_start_token_id = 0, im_end_token_id = 0, assistant_token_id = 0;
     int tts_pad_token_id = 0, tts_bos_token_id = 0, tts_eos_token_id = 0;
     TalkerConfig talker;
     SpeakerEncoderConfig speaker_encoder;

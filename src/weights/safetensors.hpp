@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "weights/tensor.hpp"
+#include "core/tensor_view.hpp"
 
 namespace qwen3tts {
 

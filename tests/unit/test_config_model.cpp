@@ -111,13 +111,25 @@ TEST(config_model, LanguageAndSpeakerIdsAreChecked) {
 }
 
 TEST(config_model, TextTokenIdsIndexTheTextVocabulary) {
-    for (const char* key : {"tts_pad_token_id", "tts_bos_token_id", "tts_eos_token_id",
-                            "im_start_token_id", "im_end_token_id", "assistant_token_id"}) {
+    for (const char* key : {"tts_pad_token_id", "tts_bos_token_id", "tts_eos_token_id"}) {
         const std::string dir = config_dir("tiny-custom_voice", [&](json& c) { c[key] = 151936; });
         EXPECT_HAS(load_error(dir), std::string(key) +
                                         ": 151936 is outside [0, 151936) "
                                         "(talker_config.text_vocab_size)");
     }
+}
+
+TEST(config_model, MropeSectionsMustCoverTheRotaryHalf) {
+    // head_dim 32 (tiny talker): 16 rotary pairs
+    const std::string ok = config_dir("tiny-custom_voice", [](json& c) {
+        c["talker_config"]["rope_scaling"] = {{"mrope_section", {6, 5, 5}}, {"rope_type", "default"}};
+    });
+    EXPECT_NO_THROW(load_model_config(ok));
+    const std::string bad = config_dir("tiny-custom_voice", [](json& c) {
+        c["talker_config"]["rope_scaling"] = {{"mrope_section", {24, 20, 20}}};
+    });
+    EXPECT_HAS(load_error(bad), "talker_config.rope_scaling.mrope_section: sections cover 64 "
+                                "rotary pairs, but head_dim 32 has 16");
 }
 
 TEST(config_model, SizesAreBounded) {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "core/thread_pool.hpp"
-#include "weights/tensor.hpp"
+#include "core/tensor_view.hpp"
 
 namespace qwen3tts::backend {
 

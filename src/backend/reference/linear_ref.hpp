@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "weights/tensor.hpp"
+#include "core/tensor_view.hpp"
 
 namespace qwen3tts::backend {
 

@@ -1,6 +1,6 @@
-// A read-only view of one checkpoint tensor: its Hugging Face name, dtype, shape (PyTorch
-// order) and a pointer into the memory-mapped file. Views never own their bytes; the
-// SafetensorsFile (or WeightMap) they came from must outlive them.
+// A read-only view of one tensor: its name (the Hugging Face name for checkpoint weights),
+// dtype, shape (PyTorch order) and a pointer to its bytes (into a memory-mapped checkpoint, or
+// aligned copies). Views never own their bytes; whatever they came from must outlive them.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "weights/tensor.hpp"
+#include "core/tensor_view.hpp"
 
 #include <cstring>
 
