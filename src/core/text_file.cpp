@@ -47,4 +47,13 @@ std::string read_text_file(const std::string& path, const std::string& what,
     return text;
 }
 
+std::string read_first_word(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 4096) return "";
+    std::ifstream in(path);
+    std::string word;
+    in >> word;
+    return word;
+}
+
 }  // namespace qwen3tts

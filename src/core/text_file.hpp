@@ -16,4 +16,8 @@ constexpr uint64_t kMaxTextFileBytes = uint64_t(64) << 20;
 std::string read_text_file(const std::string& path, const std::string& what = "file",
                            uint64_t max_bytes = kMaxTextFileBytes);
 
+// The first whitespace-separated word of a small file (a Hugging Face ref holding a commit
+// hash, a token file); "" when the file is missing, not a regular file, over 4 KiB or empty.
+std::string read_first_word(const std::string& path);
+
 }  // namespace qwen3tts

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/text_file.hpp"
 #include "core/error.hpp"
 #include "hub/hub_lock.hpp"
 #include "weights/hf_cache.hpp"
@@ -64,11 +65,7 @@ void write_ref(const std::string& cache_dir, const std::string& repo_id,
                const std::string& revision, const std::string& commit) {
     if (revision == commit) return;
     const std::string path = repo_cache_dir(cache_dir, repo_id) + "/refs/" + revision;
-    {
-        std::ifstream in(path);
-        std::string current;
-        if (in >> current && current == commit) return;
-    }
+    if (read_first_word(path) == commit) return;
     make_dirs(parent_of(path));
     const std::string tmp = temp_next_to(path);
     {
@@ -113,9 +110,8 @@ std::vector<CachedRepo> scan_hub_cache(const std::string& cache_dir) {
              it != fs::recursive_directory_iterator(); it.increment(ec)) {
             if (ec) break;
             if (!it->is_regular_file(ec)) continue;
-            std::ifstream in(it->path());
-            std::string commit;
-            if (in >> commit)
+            const std::string commit = read_first_word(it->path().string());
+            if (!commit.empty())
                 refs_of[commit].push_back(fs::relative(it->path(), refs_dir, ec).string());
         }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/text_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "hub/hub_cache.hpp"
@@ -263,9 +264,7 @@ HubConfig HubConfig::from_env() {
     if (cfg.token.empty()) {
         const std::string path =
             env("HF_TOKEN_PATH").empty() ? hf_home_dir() + "/token" : env("HF_TOKEN_PATH");
-        std::ifstream in(path);
-        std::string token;
-        if (in >> token) cfg.token = token;
+        cfg.token = read_first_word(path);
     }
     cfg.cache_dir = hf_hub_cache_dir();
     cfg.offline = hf_hub_offline();

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/text_file.hpp"
 #include "core/error.hpp"
 #include "weights/hf_cache.hpp"
 
@@ -54,8 +55,8 @@ std::string find_cached_snapshot(const std::string& cache_dir, const ModelRef& r
     const std::string repo_dir = repo_cache_dir(cache_dir, ref.repo_id);
     std::string commit = ref.revision;
     if (!is_commit_hash(commit)) {
-        std::ifstream in(repo_dir + "/refs/" + ref.revision);
-        if (!(in >> commit) || !is_commit_hash(commit)) return "";  // a ref names a commit
+        commit = read_first_word(repo_dir + "/refs/" + ref.revision);
+        if (!is_commit_hash(commit)) return "";  // a ref names a commit
     }
     const std::string snapshot = repo_dir + "/snapshots/" + commit;
     return is_dir(snapshot) ? snapshot : "";

@@ -47,5 +47,16 @@ TEST(TextFile, RefusesDirectories) {
               "cannot open config " + testing::tmp_dir() + ": it is a directory");
 }
 
+TEST(TextFile, FirstWordOfSmallFilesOnly) {
+    const std::string path = testing::tmp_dir() + "/text_ref";
+    std::ofstream(path) << "  0123abcd\nrest";
+    EXPECT_EQ(read_first_word(path), "0123abcd");
+    ASSERT_EQ(::truncate(path.c_str(), 4097), 0);  // over 4 KiB: not a ref
+    EXPECT_EQ(read_first_word(path), "");
+    ::unlink(path.c_str());
+    EXPECT_EQ(read_first_word(path), "");
+    EXPECT_EQ(read_first_word(testing::tmp_dir()), "");
+}
+
 }  // namespace
 }  // namespace qwen3tts
