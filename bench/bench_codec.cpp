@@ -1,13 +1,14 @@
 // Codec decoder throughput: ms of compute per second of audio (median of N runs), GFLOP/s
 // achieved vs the machine's fp32 FMA peak, one-shot and streaming.
 // usage: bench_codec <model or speech_tokenizer dir> [--frames N] [--threads T] [--runs R]
-//                    [--packet P] [--stream 0|1] [--chunk F] [--isa avx512|avx2|generic] [--peak GFLOPS]
+//                    [--packet P] [--stream 0|1] [--chunk F] [--isa avx512|avx2|generic] [--peak
+//                    GFLOPS]
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,7 +24,8 @@ using namespace qwen3tts;
 namespace {
 
 double now_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 // CPU seconds used by the whole process (all threads; includes the pool's brief spinning).
@@ -44,7 +46,8 @@ int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr,
                      "usage: %s <model dir> [--frames N] [--threads T] [--runs R] [--packet P] "
-                     "[--stream 0|1] [--chunk F] [--conv-chunk F] [--isa avx512|avx2|generic] [--peak GFLOPS]\n",
+                     "[--stream 0|1] [--chunk F] [--conv-chunk F] [--isa avx512|avx2|generic] "
+                     "[--peak GFLOPS]\n",
                      argv[0]);
         return 2;
     }
@@ -55,15 +58,24 @@ int main(int argc, char** argv) {
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string k = argv[i];
         const char* v = argv[i + 1];
-        if (k == "--frames") frames = std::atoi(v);
-        else if (k == "--threads") threads = std::atoi(v);
-        else if (k == "--runs") runs = std::atoi(v);
-        else if (k == "--packet") packet = std::atoi(v);
-        else if (k == "--chunk") chunk = std::atoi(v);
-        else if (k == "--conv-chunk") conv_chunk = std::atoi(v);
-        else if (k == "--isa") isa = v;
-        else if (k == "--stream") streaming = std::atoi(v);
-        else if (k == "--peak") peak = std::atof(v);
+        if (k == "--frames")
+            frames = std::atoi(v);
+        else if (k == "--threads")
+            threads = std::atoi(v);
+        else if (k == "--runs")
+            runs = std::atoi(v);
+        else if (k == "--packet")
+            packet = std::atoi(v);
+        else if (k == "--chunk")
+            chunk = std::atoi(v);
+        else if (k == "--conv-chunk")
+            conv_chunk = std::atoi(v);
+        else if (k == "--isa")
+            isa = v;
+        else if (k == "--stream")
+            streaming = std::atoi(v);
+        else if (k == "--peak")
+            peak = std::atof(v);
         else {
             std::fprintf(stderr, "unknown option %s\n", k.c_str());
             return 2;
@@ -87,10 +99,11 @@ int main(int argc, char** argv) {
         for (auto& c : codes) c = dist(rng);
         const double audio_s = double(frames) * dec->samples_per_frame() / dec->sample_rate();
         const double gflop = dec->flops(frames) * 1e-9;
-        std::printf("codec bench: %s\n  load %.2f s, isa %s, threads %d, frames %d (%.2f s audio), "
-                    "%.2f GFLOP (%.1f GFLOP per s of audio)\n",
-                    dir.c_str(), t_load, cpu::conv_gemm_isa(), threads, frames, audio_s, gflop,
-                    gflop / audio_s);
+        std::printf(
+            "codec bench: %s\n  load %.2f s, isa %s, threads %d, frames %d (%.2f s audio), "
+            "%.2f GFLOP (%.1f GFLOP per s of audio)\n",
+            dir.c_str(), t_load, cpu::conv_gemm_isa(), threads, frames, audio_s, gflop,
+            gflop / audio_s);
 
         {
             auto s = dec->new_stream(ctx, chunk, conv_chunk);
@@ -115,11 +128,12 @@ int main(int argc, char** argv) {
                 }
             }
             const double t = median(times);
-            std::printf("  %-28s median %8.1f ms per s of audio  (%.3f RTF, %6.1f GFLOP/s = %4.1f%% "
-                        "of %.0f), min %.1f, max %.1f ms/s, N=%d\n",
-                        label, 1e3 * t / audio_s, t / audio_s, gflop / t, 100.0 * gflop / t / peak,
-                        peak, 1e3 * *std::min_element(times.begin(), times.end()) / audio_s,
-                        1e3 * *std::max_element(times.begin(), times.end()) / audio_s, runs);
+            std::printf(
+                "  %-28s median %8.1f ms per s of audio  (%.3f RTF, %6.1f GFLOP/s = %4.1f%% "
+                "of %.0f), min %.1f, max %.1f ms/s, N=%d\n",
+                label, 1e3 * t / audio_s, t / audio_s, gflop / t, 100.0 * gflop / t / peak, peak,
+                1e3 * *std::min_element(times.begin(), times.end()) / audio_s,
+                1e3 * *std::max_element(times.begin(), times.end()) / audio_s, runs);
             std::printf("  %-28s CPU time: median %8.1f ms per s of audio (all threads)\n", "",
                         1e3 * median(cpu_times) / audio_s);
         };
@@ -142,7 +156,8 @@ int main(int argc, char** argv) {
                                       wav.data() + size_t(f) * dec->samples_per_frame());
             }
             std::printf("  stage breakdown (ms per s of audio):");
-            for (const auto& [name, t] : stages) std::printf(" %s %.1f", name.c_str(), 1e3 * t / audio_s);
+            for (const auto& [name, t] : stages)
+                std::printf(" %s %.1f", name.c_str(), 1e3 * t / audio_s);
             std::printf("\n");
         }
         char label[64];

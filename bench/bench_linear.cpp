@@ -51,8 +51,10 @@ int main(int argc, char** argv) {
     struct Shape {
         const char* name;
         int64_t out, in;
-    } shapes[] = {{"q_proj 0.6B", 2048, 1024}, {"gate 0.6B", 3072, 1024},
-                  {"down 0.6B", 1024, 3072},   {"gate 1.7B", 6144, 2048},
+    } shapes[] = {{"q_proj 0.6B", 2048, 1024},
+                  {"gate 0.6B", 3072, 1024},
+                  {"down 0.6B", 1024, 3072},
+                  {"gate 1.7B", 6144, 2048},
                   {"lm_head cp", 2048, 1024}};
     for (const auto& s : shapes) {
         // Enough copies of the matrix to exceed the caches, cycled through.

@@ -10,6 +10,8 @@ packages=(
   libcurl4-openssl-dev libssl-dev    # Hugging Face hub downloads, SHA-256
   python3 python3-numpy              # random-weight checkpoints for large-shape tests
   sox libsox-fmt-all                 # independent audio reader in tests
+  clang-15 libfuzzer-15-dev          # sanitizer build (warning-free under clang too), fuzzers
+  clang-format                       # formatting check (unit.clang_format)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -23,11 +23,10 @@
 
 namespace qwen3tts {
 
-
 struct ModelInfo {
-    std::string dir;        // resolved checkpoint directory
-    std::string type;       // "custom_voice", "voice_design" or "base"
-    std::string size;       // "0.6B", "1.7B" (or the raw tts_model_size tag)
+    std::string dir;   // resolved checkpoint directory
+    std::string type;  // "custom_voice", "voice_design" or "base"
+    std::string size;  // "0.6B", "1.7B" (or the raw tts_model_size tag)
     int64_t hidden_size = 0;
     int64_t talker_layers = 0;
     std::vector<std::string> speakers;   // CustomVoice speaker names (lower case)
@@ -61,7 +60,7 @@ struct EngineOptions {
 // mode, the reference audio's codec frames and transcript. Made by Model::clone_voice, saved
 // to / loaded from a `.voice` file (docs/voice_file.md). Cheap to copy (shared, immutable).
 class Voice {
-public:
+  public:
     Voice() = default;
     static Voice load(const std::string& path);
     void save(const std::string& path) const;
@@ -75,7 +74,7 @@ public:
     const std::shared_ptr<const Impl>& impl() const { return impl_; }
     explicit Voice(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
-private:
+  private:
     std::shared_ptr<const Impl> impl_;
 };
 
@@ -97,14 +96,14 @@ struct SamplingOptions {
 
 struct SynthesisOptions {
     std::string language = "auto";
-    std::string speaker;                   // CustomVoice
-    std::string instruct;                  // VoiceDesign, 1.7B CustomVoice
-    Voice voice;                           // Base: the voice to clone
-    std::string text_layout = "auto";      // "auto", "streaming" or "non-streaming"
+    std::string speaker;               // CustomVoice
+    std::string instruct;              // VoiceDesign, 1.7B CustomVoice
+    Voice voice;                       // Base: the voice to clone
+    std::string text_layout = "auto";  // "auto", "streaming" or "non-streaming"
     // Start from Model::default_options() to get the checkpoint's generation_config.json.
     SamplingOptions talker;
     SamplingOptions predictor;
-    int max_frames = 0;                    // 0 = model default (max_new_tokens - 1)
+    int max_frames = 0;  // 0 = model default (max_new_tokens - 1)
     uint64_t seed = 0;
     // "streaming" (default): exact incremental codec decode, audio per frame as it is made;
     // "official-chunked": the official chunked_decode(300, 25) after generation (parity with
@@ -130,7 +129,7 @@ struct SpeechReport {
 };
 
 class Model {
-public:
+  public:
     static Model load(const std::string& model, const LoadOptions& options = {});
     ModelInfo info() const;
     // Default sampling options of the checkpoint (generation_config.json).
@@ -150,8 +149,8 @@ public:
         std::vector<int32_t> codes;  // [frames × n_codebook] row-major
         int64_t frames = 0;
         int n_codebook = 0;
-        double input_seconds = 0;    // duration of the file
-        int input_sample_rate = 0;   // its sample rate before resampling
+        double input_seconds = 0;   // duration of the file
+        int input_sample_rate = 0;  // its sample rate before resampling
     };
     EncodedAudio encode_audio(const std::string& audio_path, int threads = 0,
                               double max_seconds = 600.0) const;
@@ -161,18 +160,17 @@ public:
     // Codes [frames × 16] → 24 kHz audio (the codec decoder is loaded on first use).
     // threads as EngineOptions::threads.
     std::vector<float> decode(const std::vector<int32_t>& codes,
-                              const std::string& codec_decode = "streaming",
-                              int threads = 0) const;
+                              const std::string& codec_decode = "streaming", int threads = 0) const;
 
     struct Impl;
     const std::shared_ptr<const Impl>& impl() const { return impl_; }
 
-private:
+  private:
     std::shared_ptr<const Impl> impl_;
 };
 
 class Synthesizer {
-public:
+  public:
     explicit Synthesizer(const Model& model, const EngineOptions& options = {});
     ~Synthesizer();
     Synthesizer(Synthesizer&&) noexcept;
@@ -188,11 +186,12 @@ public:
     // Text → 24 kHz mono audio in [-1, 1]. on_audio (optional) receives each piece as soon
     // as it is decoded (one frame = 1920 samples); return false to stop. Returns all audio
     // when on_audio is empty, otherwise an empty vector.
-    std::vector<float> speak(const std::string& text, const SynthesisOptions& options,
-                             const std::function<bool(const float* samples, size_t n)>& on_audio = {},
-                             SpeechReport* report = nullptr);
+    std::vector<float> speak(
+        const std::string& text, const SynthesisOptions& options,
+        const std::function<bool(const float* samples, size_t n)>& on_audio = {},
+        SpeechReport* report = nullptr);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
@@ -204,7 +203,7 @@ private:
 // removes it, so a partial file never appears. Samples are mono floats in [-1, 1].
 // Use from one thread at a time.
 class AudioFileWriter {
-public:
+  public:
     AudioFileWriter(const std::string& path, int sample_rate, const std::string& format = "");
     ~AudioFileWriter();
     AudioFileWriter(const AudioFileWriter&) = delete;
@@ -214,7 +213,7 @@ public:
     void flush();   // hand what is encoded to the OS now (streaming to a player)
     void finish();  // complete the file; further writes throw
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
@@ -222,8 +221,7 @@ private:
 // Codes files: int64 .npy of shape [frames, n_codebook] (16 for the released checkpoints), as
 // the official code's tensors are saved. save writes atomically (temporary name, then rename);
 // load checks shape and range against `model`'s codec (num_quantizers, codebook_size).
-void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes,
-                    const Model& model);
+void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes, const Model& model);
 std::vector<int32_t> load_codes_npy(const std::string& path, const Model& model);
 
 // Hugging Face hub: models downloaded into the cache huggingface_hub shares (same layout and
@@ -289,7 +287,7 @@ struct CachedModel {
     std::vector<CachedRevision> revisions;
 };
 
-std::string cache_dir();               // $HF_HUB_CACHE, else $HF_HOME/hub, ...
+std::string cache_dir();                // $HF_HUB_CACHE, else $HF_HOME/hub, ...
 std::vector<CachedModel> list_cache();  // sorted by repo id; empty when there is no cache
 
 }  // namespace hub

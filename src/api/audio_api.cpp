@@ -27,9 +27,15 @@ AudioFileWriter::AudioFileWriter(const std::string& path, int sample_rate,
 
 AudioFileWriter::~AudioFileWriter() = default;
 
-void AudioFileWriter::write(const float* samples, size_t n) { impl_->writer.write(samples, n); }
-void AudioFileWriter::flush() { impl_->writer.flush(); }
-void AudioFileWriter::finish() { impl_->writer.finish(); }
+void AudioFileWriter::write(const float* samples, size_t n) {
+    impl_->writer.write(samples, n);
+}
+void AudioFileWriter::flush() {
+    impl_->writer.flush();
+}
+void AudioFileWriter::finish() {
+    impl_->writer.finish();
+}
 
 // ref: qwen_tts Qwen3TTSTokenizer.encode(path): librosa.load(sr=None, mono=True), then
 // resampling to the codec rate with soxr HQ.

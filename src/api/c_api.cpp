@@ -59,7 +59,9 @@ int null_argument(const char* what) {
 
 extern "C" {
 
-const char* qwen3tts_last_error(void) { return g_last_error.c_str(); }
+const char* qwen3tts_last_error(void) {
+    return g_last_error.c_str();
+}
 
 int qwen3tts_model_load(const char* model, qwen3tts_model** out) {
     if (!model) return null_argument("model");
@@ -68,7 +70,9 @@ int qwen3tts_model_load(const char* model, qwen3tts_model** out) {
     return guarded([&] { *out = new qwen3tts_model{qwen3tts::Model::load(model)}; });
 }
 
-void qwen3tts_model_free(qwen3tts_model* model) { delete model; }
+void qwen3tts_model_free(qwen3tts_model* model) {
+    delete model;
+}
 
 int qwen3tts_synthesizer_new(qwen3tts_model* model, int threads, qwen3tts_synthesizer** out) {
     if (!model) return null_argument("model");
@@ -81,7 +85,9 @@ int qwen3tts_synthesizer_new(qwen3tts_model* model, int threads, qwen3tts_synthe
     });
 }
 
-void qwen3tts_synthesizer_free(qwen3tts_synthesizer* synth) { delete synth; }
+void qwen3tts_synthesizer_free(qwen3tts_synthesizer* synth) {
+    delete synth;
+}
 
 int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
                             const qwen3tts_options* options, int32_t** codes, size_t* n_frames) {
@@ -118,6 +124,8 @@ int qwen3tts_speak(qwen3tts_synthesizer* synth, const char* text, const qwen3tts
     });
 }
 
-void qwen3tts_free(void* p) { std::free(p); }
+void qwen3tts_free(void* p) {
+    std::free(p);
+}
 
 }  // extern "C"

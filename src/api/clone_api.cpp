@@ -16,8 +16,9 @@ Voice Model::clone_voice(const std::string& ref_audio_path, const VoiceCloneOpti
                     std::string("voice cloning needs a Base model; this is a ") +
                         model_type_name(m.config().type) + " model");
     if (!m.config().speaker_encoder.present)
-        throw Error(ErrorCode::model, m.dir() + "/config.json: Base model without "
-                                                "speaker_encoder_config");
+        throw Error(ErrorCode::model, m.dir() +
+                                          "/config.json: Base model without "
+                                          "speaker_encoder_config");
     const bool blank_text = o.ref_text.find_first_not_of(" \t\r\n") == std::string::npos;
     if (!o.x_vector_only && blank_text)
         throw Error(ErrorCode::invalid_argument,
@@ -37,7 +38,8 @@ Voice Model::clone_voice(const std::string& ref_audio_path, const VoiceCloneOpti
     VoiceFile& f = impl->file;
     f.voice.x_vector = impl_->speaker_encoder().embed(audio, {backend::KernelSet::fast, &pool});
     if (!o.x_vector_only) {
-        f.voice.ref_codes = impl_->codec_encoder().encode(audio.samples, {backend::KernelSet::fast, &pool});
+        f.voice.ref_codes =
+            impl_->codec_encoder().encode(audio.samples, {backend::KernelSet::fast, &pool});
         f.n_codebook = impl_->codec_encoder().n_codebook();
         f.voice.ref_text = o.ref_text;
     }

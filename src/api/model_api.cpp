@@ -9,11 +9,13 @@ namespace qwen3tts {
 
 Model Model::load(const std::string& model, const LoadOptions& options) {
     PretokenizerRegex regex;
-    if (options.pretokenizer == "mistral_fixed") regex = PretokenizerRegex::mistral_fixed;
-    else if (options.pretokenizer == "qwen2") regex = PretokenizerRegex::qwen2;
+    if (options.pretokenizer == "mistral_fixed")
+        regex = PretokenizerRegex::mistral_fixed;
+    else if (options.pretokenizer == "qwen2")
+        regex = PretokenizerRegex::qwen2;
     else
-        throw Error(ErrorCode::invalid_argument, "unknown pretokenizer '" + options.pretokenizer +
-                                                     "' (mistral_fixed or qwen2)");
+        throw Error(ErrorCode::invalid_argument,
+                    "unknown pretokenizer '" + options.pretokenizer + "' (mistral_fixed or qwen2)");
     auto impl = std::make_shared<Impl>();
     // A repo id missing from the cache is downloaded here (the model layer reads the cache only).
     impl->model = TtsModel::load(resolve_or_pull_model_dir(model), regex,
@@ -50,10 +52,12 @@ SynthesisOptions Model::default_options() const {
     return o;
 }
 
-int Model::sample_rate() const { return impl_->codec().sample_rate(); }
+int Model::sample_rate() const {
+    return impl_->codec().sample_rate();
+}
 
-std::vector<float> Model::decode(const std::vector<int32_t>& codes,
-                                 const std::string& codec_decode, int threads) const {
+std::vector<float> Model::decode(const std::vector<int32_t>& codes, const std::string& codec_decode,
+                                 int threads) const {
     ThreadPool pool(resolve_thread_count(threads, "threads"));
     const CodecDecoder& codec = impl_->codec();
     const std::vector<int64_t> wide(codes.begin(), codes.end());

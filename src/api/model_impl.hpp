@@ -16,7 +16,8 @@ struct Model::Impl {
 
     // The codec decoder is loaded on first use: `codes` never needs it.
     const CodecDecoder& codec() const {
-        std::call_once(codec_once_, [&] { codec_ = CodecDecoder::load(model->dir() + "/speech_tokenizer"); });
+        std::call_once(codec_once_,
+                       [&] { codec_ = CodecDecoder::load(model->dir() + "/speech_tokenizer"); });
         return *codec_;
     }
 
@@ -33,8 +34,8 @@ struct Model::Impl {
     // Voice cloning parts (Base models), also loaded on first use.
     const SpeakerEncoder& speaker_encoder() const {
         std::call_once(speaker_once_, [&] {
-            speaker_ = std::make_unique<SpeakerEncoder>(model->weights(),
-                                                        model->config().speaker_encoder);
+            speaker_ =
+                std::make_unique<SpeakerEncoder>(model->weights(), model->config().speaker_encoder);
         });
         return *speaker_;
     }
@@ -44,7 +45,7 @@ struct Model::Impl {
         return *encoder_;
     }
 
-private:
+  private:
     mutable std::once_flag codec_once_, codec_config_once_, speaker_once_, encoder_once_;
     mutable CodecDecoderConfig codec_config_;
     mutable std::unique_ptr<CodecDecoder> codec_;

@@ -61,9 +61,8 @@ struct Synthesizer::Impl {
             log_info("max frames " + std::to_string(o.max_frames) +
                      " exceeds the model's context (" + std::to_string(context) +
                      " positions, prompt included); generation stops at its end");
-        p.max_new_tokens = o.max_frames > 0
-                               ? std::min(o.max_frames, context) + 1
-                               : model->model->config().generation.max_new_tokens;
+        p.max_new_tokens = o.max_frames > 0 ? std::min(o.max_frames, context) + 1
+                                            : model->model->config().generation.max_new_tokens;
         p.seed = o.seed;
         return p;
     }
@@ -74,7 +73,7 @@ namespace {
 // Marks the Synthesizer busy for one call; a second thread gets an Error instead of sharing
 // the Session's caches and RNG.
 class BusyGuard {
-public:
+  public:
     explicit BusyGuard(std::atomic<bool>& busy) : busy_(busy) {
         if (busy_.exchange(true, std::memory_order_acquire))
             throw Error(ErrorCode::invalid_argument,
@@ -85,7 +84,7 @@ public:
     BusyGuard(const BusyGuard&) = delete;
     BusyGuard& operator=(const BusyGuard&) = delete;
 
-private:
+  private:
     std::atomic<bool>& busy_;
 };
 
@@ -145,8 +144,8 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
             all.insert(all.end(), s, s + n);
             return true;
         };
-    const SpeechStats st =
-        synthesize_speech(impl_->session, codec, prompt, params, Impl::voice_of(options), mode, sink);
+    const SpeechStats st = synthesize_speech(impl_->session, codec, prompt, params,
+                                             Impl::voice_of(options), mode, sink);
     if (report) {
         report->generation = to_report(st.generation);
         report->codec_ms = st.codec_ms;

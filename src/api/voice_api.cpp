@@ -15,8 +15,12 @@ void Voice::save(const std::string& path) const {
     save_voice_file(path, impl_->file);
 }
 
-bool Voice::in_context() const { return impl_ && impl_->file.voice.in_context(); }
-std::string Voice::ref_text() const { return impl_ ? impl_->file.voice.ref_text : ""; }
+bool Voice::in_context() const {
+    return impl_ && impl_->file.voice.in_context();
+}
+std::string Voice::ref_text() const {
+    return impl_ ? impl_->file.voice.ref_text : "";
+}
 int64_t Voice::ref_frames() const {
     if (!impl_ || impl_->file.n_codebook <= 0) return 0;
     return int64_t(impl_->file.voice.ref_codes.size()) / impl_->file.n_codebook;

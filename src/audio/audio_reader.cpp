@@ -89,8 +89,8 @@ class SndfileReader {
         std::vector<float> mono;
         // A header can lie: reserve no more than the limit, or 64 MB without one.
         if (known_length && info_.frames > 0)
-            mono.reserve(size_t(std::min<int64_t>(
-                info_.frames, max_frames >= 0 ? max_frames : int64_t(1) << 24)));
+            mono.reserve(size_t(
+                std::min<int64_t>(info_.frames, max_frames >= 0 ? max_frames : int64_t(1) << 24)));
         const sf_count_t block = std::max<sf_count_t>(1, (sf_count_t(1) << 16) / n_ch);
         std::vector<float> buf(size_t(block) * size_t(n_ch));
         for (;;) {

@@ -99,13 +99,15 @@ void gemm_heads(const Args& a, int64_t h_begin, int64_t h_end) {
     for (int64_t h = h_begin; h < h_end; ++h) {
         const int64_t kvh = h / group;
         for (int64_t t = 0; t < n_keys; ++t)
-            std::memcpy(kh.data() + t * hd, a.k + t * a.ld_kv + kvh * hd, sizeof(float) * size_t(hd));
+            std::memcpy(kh.data() + t * hd, a.k + t * a.ld_kv + kvh * hd,
+                        sizeof(float) * size_t(hd));
         for (int64_t q0 = 0; q0 < a.n; q0 += kQueryBlock) {
             const int64_t q1 = std::min(a.n, q0 + kQueryBlock), nq = q1 - q0;
             const int64_t k_lo = a.first_key(a.q_pos0 + q0), k_hi = a.q_pos0 + q1;  // [k_lo, k_hi)
             const int64_t nk = k_hi - k_lo;
             // S [nq, nk] = Q_block · K[k_lo:k_hi]ᵀ
-            const ConvWeights pk = cpu::pack_linear(kh.data() + k_lo * hd, int(nk), int(hd), nullptr);
+            const ConvWeights pk =
+                cpu::pack_linear(kh.data() + k_lo * hd, int(nk), int(hd), nullptr);
             scores.resize(size_t(nq * nk));
             cpu::conv1d_gemm(pk, a.q + q0 * a.ldq + h * hd, a.ldq, nq, scores.data(), nk, false,
                              nullptr);
@@ -132,9 +134,9 @@ void gemm_heads(const Args& a, int64_t h_begin, int64_t h_end) {
 
 }  // namespace
 
-void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float* k,
-               const float* v, int64_t ld_kv, int64_t n, int64_t q_pos0, const AttentionShape& s,
-               float* out, int64_t ldo) {
+void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float* k, const float* v,
+               int64_t ld_kv, int64_t n, int64_t q_pos0, const AttentionShape& s, float* out,
+               int64_t ldo) {
     QWEN3TTS_ASSERT(s.n_head > 0 && s.n_head_kv > 0 && s.n_head % s.n_head_kv == 0);
     QWEN3TTS_ASSERT(s.head_dim > 0 && s.window >= 0 && q_pos0 >= 0);
     if (n <= 0) return;
@@ -144,8 +146,10 @@ void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float*
         return;
     }
     auto run = [&](int64_t h_begin, int64_t h_end) { gemm_heads(a, h_begin, h_end); };
-    if (ctx.pool) ctx.pool->parallel_for(s.n_head, 1, run);
-    else run(0, s.n_head);
+    if (ctx.pool)
+        ctx.pool->parallel_for(s.n_head, 1, run);
+    else
+        run(0, s.n_head);
 }
 
 }  // namespace qwen3tts::backend

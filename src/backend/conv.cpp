@@ -31,7 +31,9 @@ void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_
         cpu::conv1d_gemm(w, x, ldx, n_rows, y, ldy, accumulate, ctx.pool);
 }
 
-void clamp(const float* x, int64_t n, float lo, float hi, float* y) { cpu::clamp(x, n, lo, hi, y); }
+void clamp(const float* x, int64_t n, float lo, float hi, float* y) {
+    cpu::clamp(x, n, lo, hi, y);
+}
 
 void elu(const ExecContext& ctx, const float* x, int64_t n, float* y) {
     if (ctx.kernels == KernelSet::reference) {
@@ -40,7 +42,8 @@ void elu(const ExecContext& ctx, const float* x, int64_t n, float* y) {
     }
     // Long 24 kHz stages are split over the pool.
     if (ctx.pool && n >= 65536)
-        ctx.pool->parallel_for(n, 4096, [&](int64_t b, int64_t e) { cpu::elu(x + b, e - b, y + b); });
+        ctx.pool->parallel_for(n, 4096,
+                               [&](int64_t b, int64_t e) { cpu::elu(x + b, e - b, y + b); });
     else
         cpu::elu(x, n, y);
 }

@@ -1,7 +1,7 @@
 // linear(): dispatch between the reference loops and the SIMD kernels.
+#include "backend/cpu/linear_cpu.hpp"
 #include "backend/ops.hpp"
 #include "backend/reference/linear_ref.hpp"
-#include "backend/cpu/linear_cpu.hpp"
 #include "core/error.hpp"
 
 namespace qwen3tts::backend {
@@ -9,12 +9,14 @@ namespace qwen3tts::backend {
 void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView& w,
             const float* bias, float* y) {
     QWEN3TTS_ASSERT(w.shape.size() == 2);
-    if (ctx.kernels == KernelSet::reference) linear_reference(x, n, w, bias, y);
-    else linear_cpu(ctx.pool, x, n, w, bias, y);
+    if (ctx.kernels == KernelSet::reference)
+        linear_reference(x, n, w, bias, y);
+    else
+        linear_cpu(ctx.pool, x, n, w, bias, y);
 }
 
-void linear_group(const ExecContext& ctx, const float* x, int64_t n,
-                  const TensorView* const* ws, float* const* ys, int count) {
+void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
+                  float* const* ys, int count) {
     if (ctx.kernels == KernelSet::reference) {
         for (int j = 0; j < count; ++j) linear_reference(x, n, *ws[j], nullptr, ys[j]);
         return;

@@ -10,8 +10,8 @@
 #include <cstdint>
 
 #include "backend/cpu/conv_gemm.hpp"
-#include "core/thread_pool.hpp"
 #include "core/tensor_view.hpp"
+#include "core/thread_pool.hpp"
 
 namespace qwen3tts::backend {
 
@@ -30,8 +30,8 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
 
 // Several linears of the same input in one parallel region (q/k/v, gate/up): ys[j] =
 // x · ws[j]ᵀ. Fewer thread hand-offs per layer than separate calls.
-void linear_group(const ExecContext& ctx, const float* x, int64_t n,
-                  const TensorView* const* ws, float* const* ys, int count);
+void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
+                  float* const* ys, int count);
 
 // Rows of one embedding table widened to f32: out[i, :] = table[ids[i], :].
 void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, float* out);
@@ -99,15 +99,15 @@ struct AttentionShape {
     int64_t n_head = 0;
     int64_t n_head_kv = 0;  // grouped-query attention: n_head % n_head_kv == 0
     int64_t head_dim = 0;
-    int64_t window = 0;     // keys per query, itself included; 0 = the whole causal past
+    int64_t window = 0;  // keys per query, itself included; 0 = the whole causal past
 };
 
 // Causal (optionally sliding-window) grouped-query attention, scale 1/sqrt(head_dim),
 // softmax in f32. Query row i (q [n, ldq], heads side by side) sits at key position
 // q_pos0 + i and sees key rows max(0, q_pos0+i-window+1) .. q_pos0+i of k/v [*, ld_kv]
 // (kv heads side by side). out [n, ldo].
-void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float* k,
-               const float* v, int64_t ld_kv, int64_t n, int64_t q_pos0, const AttentionShape& s,
-               float* out, int64_t ldo);
+void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float* k, const float* v,
+               int64_t ld_kv, int64_t n, int64_t q_pos0, const AttentionShape& s, float* out,
+               int64_t ldo);
 
 }  // namespace qwen3tts::backend

@@ -12,9 +12,9 @@ void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, floa
     const int64_t rows = table.dim(0), d = table.dim(1);
     for (int64_t i = 0; i < n; ++i) {
         if (ids[i] < 0 || ids[i] >= rows)
-            throw Error(ErrorCode::invalid_argument,
-                        "id " + std::to_string(ids[i]) + " is outside embedding " + table.name +
-                            " (" + std::to_string(rows) + " rows)");
+            throw Error(ErrorCode::invalid_argument, "id " + std::to_string(ids[i]) +
+                                                         " is outside embedding " + table.name +
+                                                         " (" + std::to_string(rows) + " rows)");
         for (int64_t j = 0; j < d; ++j) out[i * d + j] = table.at_f32(int64_t(ids[i]) * d + j);
     }
 }
@@ -22,8 +22,8 @@ void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, floa
 void embedding_add_row(const TensorView& table, int64_t id, float* out) {
     const int64_t rows = table.dim(0), d = table.dim(1);
     if (id < 0 || id >= rows)
-        throw Error(ErrorCode::invalid_argument, "id " + std::to_string(id) +
-                                                     " is outside embedding " + table.name);
+        throw Error(ErrorCode::invalid_argument,
+                    "id " + std::to_string(id) + " is outside embedding " + table.name);
     for (int64_t j = 0; j < d; ++j) out[j] += table.at_f32(id * d + j);
 }
 

@@ -58,8 +58,8 @@ class AtomicFile {
     std::string path_;      // as given ("stdout" for "-"), for messages
     std::string target_;    // symlinks resolved: what commit() replaces
     std::string tmp_path_;  // "" when written straight through
-    int fd_ = -1;  // ours (a duplicate for an inherited descriptor)
-    int slot_ = -1;  // of tmp_path_ in the signal-cleanup registry
+    int fd_ = -1;           // ours (a duplicate for an inherited descriptor)
+    int slot_ = -1;         // of tmp_path_ in the signal-cleanup registry
     bool seekable_ = false;
     uint64_t base_ = 0;  // offset of the start of the output in an inherited descriptor
     uint64_t pos_ = 0;

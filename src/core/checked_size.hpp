@@ -14,7 +14,6 @@ namespace qwen3tts {
 int64_t checked_numel(const std::vector<int64_t>& shape, const std::string& what);
 
 // checked_numel(shape) * elem_size, with the same errors when the byte count overflows.
-size_t checked_nbytes(const std::vector<int64_t>& shape, size_t elem_size,
-                      const std::string& what);
+size_t checked_nbytes(const std::vector<int64_t>& shape, size_t elem_size, const std::string& what);
 
 }  // namespace qwen3tts

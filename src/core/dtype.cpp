@@ -6,26 +6,40 @@ namespace qwen3tts {
 
 size_t dtype_size(DType t) {
     switch (t) {
-        case DType::f32: return 4;
-        case DType::f16: return 2;
-        case DType::bf16: return 2;
-        case DType::i64: return 8;
-        case DType::i32: return 4;
-        case DType::u8: return 1;
-        case DType::boolean: return 1;
+        case DType::f32:
+            return 4;
+        case DType::f16:
+            return 2;
+        case DType::bf16:
+            return 2;
+        case DType::i64:
+            return 8;
+        case DType::i32:
+            return 4;
+        case DType::u8:
+            return 1;
+        case DType::boolean:
+            return 1;
     }
     QWEN3TTS_ASSERT(false);
 }
 
 const char* dtype_name(DType t) {
     switch (t) {
-        case DType::f32: return "F32";
-        case DType::f16: return "F16";
-        case DType::bf16: return "BF16";
-        case DType::i64: return "I64";
-        case DType::i32: return "I32";
-        case DType::u8: return "U8";
-        case DType::boolean: return "BOOL";
+        case DType::f32:
+            return "F32";
+        case DType::f16:
+            return "F16";
+        case DType::bf16:
+            return "BF16";
+        case DType::i64:
+            return "I64";
+        case DType::i32:
+            return "I32";
+        case DType::u8:
+            return "U8";
+        case DType::boolean:
+            return "BOOL";
     }
     QWEN3TTS_ASSERT(false);
 }

@@ -20,7 +20,9 @@ std::string range_str(int64_t lo, int64_t hi) {
 }
 
 // Integral and representable as int64 (false for NaN and infinities).
-bool integral(double d) { return d == std::floor(d) && std::fabs(d) < 9e18; }
+bool integral(double d) {
+    return d == std::floor(d) && std::fabs(d) < 9e18;
+}
 
 // A JSON dump cut short, so that an error naming a huge value stays readable.
 std::string short_dump(const json& v) {
@@ -104,8 +106,8 @@ double JsonFields::get_number(const std::string& key, double lo, double hi) cons
     if (!v.is_number()) fail(key, "expected a number, got " + short_dump(v));
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < lo || d > hi)
-        fail(key, "must be in [" + number_str(lo) + ", " + number_str(hi) + "], got " +
-                      short_dump(v));
+        fail(key,
+             "must be in [" + number_str(lo) + ", " + number_str(hi) + "], got " + short_dump(v));
     return d;
 }
 

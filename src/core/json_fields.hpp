@@ -5,10 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/text_file.hpp"
@@ -22,7 +21,7 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what,
                               uint64_t max_bytes = kMaxTextFileBytes);
 
 class JsonFields {
-public:
+  public:
     // A view of `obj` (which must outlive it); `path` is the JSON path of `obj` ("" = root).
     // Error naming source/path unless `obj` is an object.
     JsonFields(const nlohmann::json& obj, std::string source, std::string path = "");
@@ -35,7 +34,7 @@ public:
     [[noreturn]] void fail(const std::string& key, const std::string& why,
                            ErrorCode code = ErrorCode::format) const;
 
-    bool has(const std::string& key) const;  // present and not null
+    bool has(const std::string& key) const;                  // present and not null
     const nlohmann::json& at(const std::string& key) const;  // "missing" unless has(key)
     JsonFields object(const std::string& key) const;         // a nested object
 
@@ -58,7 +57,7 @@ public:
     // its JSON path relative to this object.
     int int_value(const nlohmann::json& v, const std::string& field, int lo, int hi) const;
 
-private:
+  private:
     const nlohmann::json& obj_;
     std::string source_, path_;
 };

@@ -22,8 +22,9 @@ void log_message(LogLevel level, const std::string& message) {
         return;
     }
     if (level == LogLevel::debug) return;
-    const char* tag = level == LogLevel::error ? "error" : level == LogLevel::warning ? "warning"
-                                                                                     : "info";
+    const char* tag = level == LogLevel::error     ? "error"
+                      : level == LogLevel::warning ? "warning"
+                                                   : "info";
     std::fprintf(stderr, "qwen3tts: %s: %s\n", tag, message.c_str());
 }
 

@@ -13,7 +13,11 @@ using LogSink = std::function<void(LogLevel, const std::string&)>;
 
 void set_log_sink(LogSink sink);
 void log_message(LogLevel level, const std::string& message);
-inline void log_warning(const std::string& m) { log_message(LogLevel::warning, m); }
-inline void log_info(const std::string& m) { log_message(LogLevel::info, m); }
+inline void log_warning(const std::string& m) {
+    log_message(LogLevel::warning, m);
+}
+inline void log_info(const std::string& m) {
+    log_message(LogLevel::info, m);
+}
 
 }  // namespace qwen3tts

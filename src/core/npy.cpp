@@ -41,7 +41,7 @@ std::string shape_tuple(const std::vector<int64_t>& shape) {
 //   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 // parsed strictly: numbers are read here, so no value can escape as a std exception.
 class HeaderParser {
-public:
+  public:
     HeaderParser(const std::string& text, const std::string& path) : s_(text), path_(path) {}
 
     void parse(NpyArray* a, bool* fortran) {
@@ -74,7 +74,7 @@ public:
         if (!has_shape) fail("has no 'shape' field");
     }
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& why) const {
         throw Error(ErrorCode::format, path_ + ": npy header " + why + " (at header byte " +
                                            std::to_string(pos_) + ")");
@@ -163,9 +163,9 @@ void write_npy(const std::string& path, const char* descr, const void* data, siz
     header.append((64 - total % 64) % 64, ' ');
     header.push_back('\n');
     if (header.size() > 0xffff)
-        throw Error(ErrorCode::invalid_argument,
-                    path + ": npy header of " + std::to_string(shape.size()) +
-                        " dimensions does not fit a version 1.0 file");
+        throw Error(ErrorCode::invalid_argument, path + ": npy header of " +
+                                                     std::to_string(shape.size()) +
+                                                     " dimensions does not fit a version 1.0 file");
 
     AtomicFile out(path);
     std::string prefix("\x93NUMPY\x01\x00", 8);
@@ -220,11 +220,15 @@ size_t checked_count(const NpyArray& a, size_t elem) {
 }
 
 // "<path>: " for messages about an array read from a file.
-std::string prefix(const NpyArray& a) { return a.path.empty() ? "" : a.path + ": "; }
+std::string prefix(const NpyArray& a) {
+    return a.path.empty() ? "" : a.path + ": ";
+}
 
 }  // namespace
 
-int64_t NpyArray::numel() const { return checked_numel(shape, path.empty() ? "npy array" : path); }
+int64_t NpyArray::numel() const {
+    return checked_numel(shape, path.empty() ? "npy array" : path);
+}
 
 std::vector<float> NpyArray::to_f32() const {
     if (descr != "<f4" && descr != "<f8" && descr != "<i8" && descr != "<i4")
@@ -233,10 +237,14 @@ std::vector<float> NpyArray::to_f32() const {
     const size_t n = checked_count(*this, descr == "<f8" || descr == "<i8" ? 8 : 4);
     std::vector<float> out(n, 0.0f);
     for (size_t i = 0; i < n; ++i) {
-        if (descr == "<f4") out[i] = load<float>(bytes, i);
-        else if (descr == "<f8") out[i] = float(load<double>(bytes, i));
-        else if (descr == "<i8") out[i] = float(load<int64_t>(bytes, i));
-        else out[i] = float(load<int32_t>(bytes, i));
+        if (descr == "<f4")
+            out[i] = load<float>(bytes, i);
+        else if (descr == "<f8")
+            out[i] = float(load<double>(bytes, i));
+        else if (descr == "<i8")
+            out[i] = float(load<int64_t>(bytes, i));
+        else
+            out[i] = float(load<int32_t>(bytes, i));
     }
     return out;
 }

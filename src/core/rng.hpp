@@ -15,7 +15,7 @@ namespace qwen3tts {
 uint64_t splitmix64_next(uint64_t& state);
 
 class Rng {
-public:
+  public:
     explicit Rng(uint64_t seed = 0) { reseed(seed); }
 
     // State = the first four SplitMix64 outputs for `seed` (never all zero).
@@ -27,7 +27,7 @@ public:
     // Uniform in [0, 1): the top 53 bits of next() times 2^-53, so every value is exact.
     double uniform() { return double(next() >> 11) * 0x1.0p-53; }
 
-private:
+  private:
     std::array<uint64_t, 4> s_{};
 };
 

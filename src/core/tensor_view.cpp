@@ -13,9 +13,13 @@ std::string shape_to_string(const std::vector<int64_t>& shape) {
     return s + "]";
 }
 
-std::string TensorView::shape_str() const { return shape_to_string(shape); }
+std::string TensorView::shape_str() const {
+    return shape_to_string(shape);
+}
 
-int64_t TensorView::numel() const { return checked_numel(shape, "tensor " + name); }
+int64_t TensorView::numel() const {
+    return checked_numel(shape, "tensor " + name);
+}
 
 size_t TensorView::nbytes() const {
     return checked_nbytes(shape, dtype_size(dtype), "tensor " + name);
@@ -33,9 +37,12 @@ T load_at(const void* data, int64_t i) {
 
 float TensorView::at_f32(int64_t i) const {
     switch (dtype) {
-        case DType::f32: return load_at<float>(data, i);
-        case DType::bf16: return bf16_to_f32(load_at<uint16_t>(data, i));
-        case DType::f16: return f16_to_f32(load_at<uint16_t>(data, i));
+        case DType::f32:
+            return load_at<float>(data, i);
+        case DType::bf16:
+            return bf16_to_f32(load_at<uint16_t>(data, i));
+        case DType::f16:
+            return f16_to_f32(load_at<uint16_t>(data, i));
         default:
             throw Error(ErrorCode::model, "tensor " + name + " has dtype " + dtype_name(dtype) +
                                               ", expected a floating-point type");

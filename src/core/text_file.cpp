@@ -21,8 +21,7 @@ namespace {
 
 }  // namespace
 
-std::string read_text_file(const std::string& path, const std::string& what,
-                           uint64_t max_bytes) {
+std::string read_text_file(const std::string& path, const std::string& what, uint64_t max_bytes) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
         throw Error(ErrorCode::io, "cannot open " + what + " " + path + " (" +

@@ -31,7 +31,7 @@ constexpr int kMaxThreads = int(kPartMask);
 thread_local bool t_in_region = false;
 
 class Workers {
-public:
+  public:
     // Adds workers until n_threads threads (with the caller) can share a region.
     void grow(int n_threads) {
         std::lock_guard<std::mutex> region(region_);
@@ -64,14 +64,16 @@ public:
         // Spin briefly, then yield: on an oversubscribed machine a descheduled worker must get
         // the core back rather than watch this thread spin.
         for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-            if (spins < 2000) _mm_pause();
-            else std::this_thread::yield();
+            if (spins < 2000)
+                _mm_pause();
+            else
+                std::this_thread::yield();
         }
         if (error_) std::rethrow_exception(error_);
         return true;
     }
 
-private:
+  private:
     void loop(int index, uint64_t seen) {
         bool spin = false;
         for (;;) {
@@ -154,9 +156,9 @@ int ThreadPool::online_cpus() {
 
 int resolve_thread_count(int requested, const std::string& option, bool oversubscribe) {
     if (requested < 0)
-        throw Error(ErrorCode::invalid_argument,
-                    option + " must be >= 0 (0 = all online CPUs), got " +
-                        std::to_string(requested));
+        throw Error(
+            ErrorCode::invalid_argument,
+            option + " must be >= 0 (0 = all online CPUs), got " + std::to_string(requested));
     const int cpus = ThreadPool::online_cpus();
     if (requested == 0) return cpus;
     if (requested > kMaxThreads)

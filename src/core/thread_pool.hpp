@@ -23,7 +23,7 @@
 namespace qwen3tts {
 
 class ThreadPool {
-public:
+  public:
     // n_threads <= 0 means the number of online CPUs.
     explicit ThreadPool(int n_threads);
 
@@ -49,7 +49,7 @@ public:
         void (*call)(void* obj, int64_t begin, int64_t end);
     };
 
-private:
+  private:
     void run(int64_t n, int64_t grain, RangeFn fn);
 
     int n_threads_;

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <map>
 
-#include "core/text_file.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 #include "hub/hub_lock.hpp"
 #include "weights/hf_cache.hpp"
 

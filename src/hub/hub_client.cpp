@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/text_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/text_file.hpp"
 #include "hub/hub_cache.hpp"
 #include "hub/hub_digest.hpp"
 #include "hub/hub_http.hpp"
@@ -142,9 +142,9 @@ HttpResponse hub_request(const HubConfig& cfg, HttpRequest req, Follow follow,
     const std::string endpoint_origin = url_origin(cfg.endpoint);
     std::string url = req.url;
     if (!is_http_url(url))
-        throw Error(ErrorCode::invalid_argument,
-                    "refusing to request " + url + ": only http and https URLs are used "
-                    "(check HF_ENDPOINT)");
+        throw Error(ErrorCode::invalid_argument, "refusing to request " + url +
+                                                     ": only http and https URLs are used "
+                                                     "(check HF_ENDPOINT)");
     for (int hop = 0; hop <= kMaxRedirects; ++hop) {
         req.url = url;
         req.headers = {"User-Agent: qwen3tts/0.1; hf_hub-compatible", "Accept-Encoding: identity"};
@@ -346,8 +346,8 @@ FileMeta fetch_file_meta(const HubConfig& cfg, const std::string& repo_id,
                                            " sent no X-Repo-Commit, ETag or size for " + what +
                                            "; is HF_ENDPOINT a Hugging Face hub?");
     if (!safe_relative_path(meta.etag) || meta.etag.find('/') != std::string::npos)
-        throw Error(ErrorCode::format, "the hub sent the unusable etag '" + first_line(meta.etag) +
-                                           "' for " + what);
+        throw Error(ErrorCode::format,
+                    "the hub sent the unusable etag '" + first_line(meta.etag) + "' for " + what);
     if (!all_digits(size))
         throw Error(ErrorCode::format,
                     "the hub sent the size '" + first_line(size) + "' for " + what);
@@ -368,10 +368,11 @@ FileMeta fetch_file_meta(const HubConfig& cfg, const std::string& repo_id,
     agree(meta.sha256, listed.sha256, "sha256 digests");
     if (meta.sha256.empty()) agree(meta.git_sha1, listed.git_sha1, "git blob ids");
     if (listed.size >= 0 && uint64_t(listed.size) != meta.size)
-        throw Error(ErrorCode::format, "the hub gives two sizes for " + what + ": " +
-                                           std::to_string(listed.size) + " bytes in the file "
-                                           "list, " + std::to_string(meta.size) +
-                                           " in its headers; refusing to download it");
+        throw Error(ErrorCode::format,
+                    "the hub gives two sizes for " + what + ": " + std::to_string(listed.size) +
+                        " bytes in the file "
+                        "list, " +
+                        std::to_string(meta.size) + " in its headers; refusing to download it");
     return meta;
 }
 
@@ -380,8 +381,9 @@ void check_repo_ref(const std::string& repo_id, const std::string& revision) {
     if (slash == std::string::npos || !valid_repo_part(repo_id.substr(0, slash)) ||
         !valid_repo_part(repo_id.substr(slash + 1)))
         throw Error(ErrorCode::invalid_argument,
-                    "'" + repo_id + "' is not a Hugging Face repo id (Org/Name: letters, digits, "
-                    "'-', '_', '.')");
+                    "'" + repo_id +
+                        "' is not a Hugging Face repo id (Org/Name: letters, digits, "
+                        "'-', '_', '.')");
     if (!safe_relative_path(revision) || revision.size() > 256)
         throw Error(ErrorCode::invalid_argument, "'" + revision + "' is not a revision name");
 }
@@ -441,7 +443,7 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
         }
         if (offset > 0 && attempt == 1)
             note(cfg, "resuming " + repo_id + "/" + meta.file + " at " + human_bytes(offset) +
-                     " of " + human_bytes(meta.size));
+                          " of " + human_bytes(meta.size));
 
         uint64_t done = offset;
         int write_errno = 0;
@@ -523,9 +525,9 @@ bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta
         }
         if (attempt < kMaxAttempts) {
             note(cfg, "download of " + repo_id + "/" + meta.file + " interrupted at " +
-                     human_bytes(done) + " of " + human_bytes(meta.size) + " (" + last_error +
-                     "); resuming (attempt " + std::to_string(attempt + 1) + " of " +
-                     std::to_string(kMaxAttempts) + ")");
+                          human_bytes(done) + " of " + human_bytes(meta.size) + " (" + last_error +
+                          "); resuming (attempt " + std::to_string(attempt + 1) + " of " +
+                          std::to_string(kMaxAttempts) + ")");
             std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
         }
     }

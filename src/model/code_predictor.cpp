@@ -22,9 +22,11 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t)
     }
     talker_codec_embedding_ = &w.get_float("talker.model.codec_embedding.weight");
     for (int g = 0; g + 1 < n_codebooks_; ++g) {
-        embeddings_.push_back(&w.get_float(p + "model.codec_embedding." + std::to_string(g) + ".weight",
-                                     {vocab_, talker_hidden_}));
-        heads_.push_back(&w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_}));
+        embeddings_.push_back(
+            &w.get_float(p + "model.codec_embedding." + std::to_string(g) + ".weight",
+                         {vocab_, talker_hidden_}));
+        heads_.push_back(
+            &w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_}));
     }
 }
 
@@ -40,8 +42,10 @@ CodePredictor::State CodePredictor::make_state() const {
 }
 
 void CodePredictor::project(const backend::ExecContext& ctx, const float* in, float* out) const {
-    if (projection_) backend::linear(ctx, in, 1, *projection_, projection_bias_.data(), out);
-    else std::memcpy(out, in, size_t(hidden_) * sizeof(float));
+    if (projection_)
+        backend::linear(ctx, in, 1, *projection_, projection_bias_.data(), out);
+    else
+        std::memcpy(out, in, size_t(hidden_) * sizeof(float));
 }
 
 void CodePredictor::predict(const backend::ExecContext& ctx, const float* past_hidden,

@@ -12,7 +12,7 @@
 namespace qwen3tts {
 
 class CodePredictor {
-public:
+  public:
     struct State {
         KvCache cache;
         DecoderScratch scratch;
@@ -34,7 +34,7 @@ public:
     void predict(const backend::ExecContext& ctx, const float* past_hidden, int32_t* codes,
                  State& state, const Chooser& choose) const;
 
-private:
+  private:
     // input[H] (talker width) → state.input row `row` (predictor width).
     void project(const backend::ExecContext& ctx, const float* in, float* out) const;
 

@@ -49,8 +49,8 @@ void CodecDecoderConfig::validate(const std::string& source) const {
     auto in_range = [&](int64_t v, int64_t lo, int64_t hi, const char* name) {
         if (v < lo || v > hi)
             bad_field(source, std::string("decoder_config.") + name,
-                      "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                          "], got " + std::to_string(v));
+                      "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                          std::to_string(v));
     };
     in_range(codebook_size, 1, kMaxCodebookSize, "codebook_size");
     in_range(codebook_dim, 2, kMaxWidth, "codebook_dim");
@@ -71,14 +71,13 @@ void CodecDecoderConfig::validate(const std::string& source) const {
     if (codebook_dim % 2 != 0)
         bad_field(source, "decoder_config.codebook_dim", "must be even (VQ dim = codebook_dim/2)");
     if (n_head % n_head_kv != 0)
-        bad_field(source, "decoder_config.num_key_value_heads",
-                  "must divide num_attention_heads");
+        bad_field(source, "decoder_config.num_key_value_heads", "must divide num_attention_heads");
     if (head_dim % 2 != 0) bad_field(source, "decoder_config.head_dim", "must be even (RoPE)");
     auto check_list = [&](const std::vector<int>& v, const char* name) {
         if (v.empty() || v.size() > kMaxStages)
-            bad_field(source, std::string("decoder_config.") + name,
-                      "must have 1 to " + std::to_string(kMaxStages) + " entries, got " +
-                          list_str(v));
+            bad_field(
+                source, std::string("decoder_config.") + name,
+                "must have 1 to " + std::to_string(kMaxStages) + " entries, got " + list_str(v));
         for (int r : v)
             if (r <= 0 || r > kMaxStride)
                 bad_field(source, std::string("decoder_config.") + name,

@@ -12,22 +12,22 @@
 namespace qwen3tts {
 
 struct CodecDecoderConfig {
-    int codebook_size = 2048;       // entries per codebook
-    int codebook_dim = 512;         // quantizer output dim; VQ dim = codebook_dim / 2
-    int n_codebook = 16;            // num_quantizers (1 semantic + 15 acoustic)
-    int latent_dim = 1024;          // pre_conv out, transformer in/out, upsample width
-    int hidden_size = 512;          // transformer width
-    int intermediate_size = 1024;   // SwiGLU width
-    int n_layer = 8;                // num_hidden_layers
-    int n_head = 16;                // num_attention_heads
-    int n_head_kv = 16;             // num_key_value_heads
-    int head_dim = 64;              // q/k/v width = n_head * head_dim (not hidden/n_head)
+    int codebook_size = 2048;      // entries per codebook
+    int codebook_dim = 512;        // quantizer output dim; VQ dim = codebook_dim / 2
+    int n_codebook = 16;           // num_quantizers (1 semantic + 15 acoustic)
+    int latent_dim = 1024;         // pre_conv out, transformer in/out, upsample width
+    int hidden_size = 512;         // transformer width
+    int intermediate_size = 1024;  // SwiGLU width
+    int n_layer = 8;               // num_hidden_layers
+    int n_head = 16;               // num_attention_heads
+    int n_head_kv = 16;            // num_key_value_heads
+    int head_dim = 64;             // q/k/v width = n_head * head_dim (not hidden/n_head)
     float rms_norm_eps = 1e-5f;
     float rope_theta = 10000.0f;
-    int sliding_window = 72;        // keys per query, the current one included
-    std::vector<int> upsampling_ratios{2, 2};  // transposed conv k = s, ConvNeXt after each
+    int sliding_window = 72;                      // keys per query, the current one included
+    std::vector<int> upsampling_ratios{2, 2};     // transposed conv k = s, ConvNeXt after each
     std::vector<int> upsample_rates{8, 5, 4, 3};  // decoder blocks, transposed conv k = 2s
-    int decoder_dim = 1536;         // decoder[0] output channels; halves per block
+    int decoder_dim = 1536;                       // decoder[0] output channels; halves per block
 
     int output_sample_rate = 24000;
     int decode_upsample_rate = 1920;  // samples per frame

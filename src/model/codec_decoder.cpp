@@ -23,8 +23,9 @@ std::string resolve_codec_dir(const std::string& dir) {
     if (fs::exists(fs::path(dir) / "speech_tokenizer" / "config.json"))
         return (fs::path(dir) / "speech_tokenizer").string();
     if (fs::exists(fs::path(dir) / "config.json")) return dir;
-    throw Error(ErrorCode::io, "no codec found in " + dir +
-                                   " (expected config.json + model.safetensors, or speech_tokenizer/)");
+    throw Error(ErrorCode::io,
+                "no codec found in " + dir +
+                    " (expected config.json + model.safetensors, or speech_tokenizer/)");
 }
 
 int64_t prod(const std::vector<int>& v) {
@@ -55,12 +56,15 @@ std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
     ts.window = c.sliding_window;
     ts.eps = c.rms_norm_eps;
     {
-        const auto w = load_f32(wm, "decoder.pre_transformer.input_proj.weight", {c.hidden_size, c.latent_dim});
+        const auto w = load_f32(wm, "decoder.pre_transformer.input_proj.weight",
+                                {c.hidden_size, c.latent_dim});
         const auto b = load_f32(wm, "decoder.pre_transformer.input_proj.bias", {c.hidden_size});
         d->input_proj_ = backend::prepare_linear(w.data(), c.hidden_size, c.latent_dim, b.data());
-        const auto wo = load_f32(wm, "decoder.pre_transformer.output_proj.weight", {c.latent_dim, c.hidden_size});
+        const auto wo = load_f32(wm, "decoder.pre_transformer.output_proj.weight",
+                                 {c.latent_dim, c.hidden_size});
         const auto bo = load_f32(wm, "decoder.pre_transformer.output_proj.bias", {c.latent_dim});
-        d->output_proj_ = backend::prepare_linear(wo.data(), c.latent_dim, c.hidden_size, bo.data());
+        d->output_proj_ =
+            backend::prepare_linear(wo.data(), c.latent_dim, c.hidden_size, bo.data());
     }
     d->layers_.resize(size_t(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l)
@@ -88,7 +92,8 @@ std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
                                    c.upsample_rates[size_t(b)]);
     const int out_dim = c.decoder_dim >> n_block;
     d->final_snake_.load(wm, "decoder.decoder." + std::to_string(n_block + 1), out_dim);
-    d->final_conv_.load(wm, "decoder.decoder." + std::to_string(n_block + 2) + ".conv", out_dim, 1, 7);
+    d->final_conv_.load(wm, "decoder.decoder." + std::to_string(n_block + 2) + ".conv", out_dim, 1,
+                        7);
 
     // Every decoder tensor must have been used, except the encode-side projections.
     std::string unexpected;
@@ -100,7 +105,8 @@ std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
         unexpected += (unexpected.empty() ? "" : ", ") + name;
     }
     if (!unexpected.empty())
-        throw Error(ErrorCode::model, dir + "/model.safetensors: unexpected decoder tensors: " + unexpected);
+        throw Error(ErrorCode::model,
+                    dir + "/model.safetensors: unexpected decoder tensors: " + unexpected);
     return d;
 }
 
@@ -125,21 +131,24 @@ double CodecDecoder::flops(int64_t n) const {
 
 void CodecDecoder::validate_codes(const int64_t* codes, int64_t n_frames) const {
     if (n_frames < 0)
-        throw Error(ErrorCode::invalid_argument, "codec decode: negative frame count " + std::to_string(n_frames));
-    if (n_frames > 0 && !codes) throw Error(ErrorCode::invalid_argument, "codec decode: null codes");
+        throw Error(ErrorCode::invalid_argument,
+                    "codec decode: negative frame count " + std::to_string(n_frames));
+    if (n_frames > 0 && !codes)
+        throw Error(ErrorCode::invalid_argument, "codec decode: null codes");
     const int ncb = cfg_.n_codebook;
     for (int64_t t = 0; t < n_frames; ++t)
         for (int q = 0; q < ncb; ++q) {
             const int64_t v = codes[t * ncb + q];
             if (v < 0 || v >= cfg_.codebook_size)
                 throw Error(ErrorCode::invalid_argument,
-                            "codec decode: frame " + std::to_string(t) + " codebook " + std::to_string(q) +
-                                ": code " + std::to_string(v) + " outside [0, " +
-                                std::to_string(cfg_.codebook_size) + ")");
+                            "codec decode: frame " + std::to_string(t) + " codebook " +
+                                std::to_string(q) + ": code " + std::to_string(v) +
+                                " outside [0, " + std::to_string(cfg_.codebook_size) + ")");
         }
 }
 
-std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames, const backend::ExecContext& ctx) const {
+std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames,
+                                        const backend::ExecContext& ctx) const {
     validate_codes(codes, n_frames);
     if (n_frames == 0) return {};
     auto stream = new_stream(ctx, int(std::min<int64_t>(n_frames, 32)));
@@ -147,23 +156,26 @@ std::vector<float> CodecDecoder::decode(const int64_t* codes, int64_t n_frames, 
 }
 
 std::vector<float> CodecDecoder::decode(const std::vector<int64_t>& codes,
-                                        const std::vector<int64_t>& shape, const backend::ExecContext& ctx) const {
+                                        const std::vector<int64_t>& shape,
+                                        const backend::ExecContext& ctx) const {
     if (shape.size() != 2 || shape[1] != cfg_.n_codebook || shape[0] < 0)
-        throw Error(ErrorCode::invalid_argument,
-                    "codec decode: codes must have shape [n_frames, " + std::to_string(cfg_.n_codebook) +
-                        "], got " + shape_to_string(shape));
+        throw Error(ErrorCode::invalid_argument, "codec decode: codes must have shape [n_frames, " +
+                                                     std::to_string(cfg_.n_codebook) + "], got " +
+                                                     shape_to_string(shape));
     if (int64_t(codes.size()) != shape[0] * shape[1])
-        throw Error(ErrorCode::invalid_argument,
-                    "codec decode: " + std::to_string(codes.size()) + " codes do not fill shape " +
-                        shape_to_string(shape));
+        throw Error(ErrorCode::invalid_argument, "codec decode: " + std::to_string(codes.size()) +
+                                                     " codes do not fill shape " +
+                                                     shape_to_string(shape));
     return decode(codes.data(), shape[0], ctx);
 }
 
-std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_frames, int chunk_size,
-                                                int left_context, const backend::ExecContext& ctx) const {
+std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_frames,
+                                                int chunk_size, int left_context,
+                                                const backend::ExecContext& ctx) const {
     if (chunk_size <= 0 || left_context < 0)
-        throw Error(ErrorCode::invalid_argument, "codec decode_chunked: chunk_size must be > 0 and "
-                                                 "left_context >= 0");
+        throw Error(ErrorCode::invalid_argument,
+                    "codec decode_chunked: chunk_size must be > 0 and "
+                    "left_context >= 0");
     validate_codes(codes, n_frames);
     const int64_t spf = samples_per_frame();
     const int ncb = cfg_.n_codebook;
@@ -179,14 +191,16 @@ std::vector<float> CodecDecoder::decode_chunked(const int64_t* codes, int64_t n_
         wav.resize(size_t(len * spf));
         stream->reset();
         stream->decode_frames(codes + (start - context) * ncb, len, wav.data());
-        std::memcpy(out.data() + start * spf, wav.data() + context * spf, sizeof(float) * size_t((end - start) * spf));
+        std::memcpy(out.data() + start * spf, wav.data() + context * spf,
+                    sizeof(float) * size_t((end - start) * spf));
         start = end;
     }
     return out;
 }
 
-std::unique_ptr<CodecStream> CodecDecoder::new_stream(const backend::ExecContext& ctx, int max_chunk_frames,
-                                                     int conv_chunk_frames) const {
+std::unique_ptr<CodecStream> CodecDecoder::new_stream(const backend::ExecContext& ctx,
+                                                      int max_chunk_frames,
+                                                      int conv_chunk_frames) const {
     if (max_chunk_frames <= 0 || conv_chunk_frames <= 0)
         throw Error(ErrorCode::invalid_argument,
                     "codec stream: max_chunk_frames and conv_chunk_frames must be > 0");
@@ -196,8 +210,8 @@ std::unique_ptr<CodecStream> CodecDecoder::new_stream(const backend::ExecContext
 
 // ---------------------------------------------------------------------------------------------
 
-CodecStream::CodecStream(const CodecDecoder& dec, const backend::ExecContext& ctx, int max_chunk_frames,
-                         int conv_chunk_frames)
+CodecStream::CodecStream(const CodecDecoder& dec, const backend::ExecContext& ctx,
+                         int max_chunk_frames, int conv_chunk_frames)
     : dec_(dec),
       ctx_(ctx),
       max_chunk_(max_chunk_frames),
@@ -277,9 +291,10 @@ size_t CodecStream::state_bytes() const {
 }
 
 size_t CodecStream::scratch_bytes() const {
-    size_t n = quant_scratch_.size() + pre_in_.size() + lat_.size() + u_.size() + tr_scratch_.size() +
-               rope_cos_.size() + rope_sin_.size() + up_in_.size() + cnx_in_.size() +
-               cnx_scratch_.size() + dec_in_buf_.size() + stage_.size() + res_.size() + res_hi_.size() + tmp_.size();
+    size_t n = quant_scratch_.size() + pre_in_.size() + lat_.size() + u_.size() +
+               tr_scratch_.size() + rope_cos_.size() + rope_sin_.size() + up_in_.size() +
+               cnx_in_.size() + cnx_scratch_.size() + dec_in_buf_.size() + stage_.size() +
+               res_.size() + res_hi_.size() + tmp_.size();
     for (const auto& kv : kv_) n += size_t(kv.max_rows) * size_t(dec_.tshape_.kv_dim()) * 2;
     return n * sizeof(float);
 }
@@ -344,7 +359,8 @@ void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
     const size_t n_low = std::min(kLowBlocks, n_block);
     for (size_t b = 0; b < n_low; ++b) {
         const CodecDecoderBlock& blk = d.blocks_[b];
-        blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(), ctx_);
+        blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(),
+                    ctx_);
         rows *= blk.rate();
         if (b < 8) emit(kBlockNames[b], res_.data(), rows, blk.c_out());
     }

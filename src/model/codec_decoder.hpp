@@ -47,7 +47,7 @@ using CodecTapFn =
     std::function<void(const char* name, const float* data, int64_t n_rows, int n_ch)>;
 
 class CodecDecoder {
-public:
+  public:
     // `dir` is a speech_tokenizer directory (config.json + model.safetensors) or a Qwen3-TTS
     // model directory containing speech_tokenizer/. Throws Error naming the missing file,
     // config field or tensor.
@@ -78,17 +78,19 @@ public:
     // This is what `Qwen3TTSTokenizer.decode` returns (300/25); for n > 300 it differs from
     // decode() at chunk boundaries, by design of the reference.
     std::vector<float> decode_chunked(const int64_t* codes, int64_t n_frames, int chunk_size = 300,
-                                      int left_context = 25, const backend::ExecContext& ctx = {}) const;
+                                      int left_context = 25,
+                                      const backend::ExecContext& ctx = {}) const;
 
     // A streaming decoder with fresh (zero) state. max_chunk_frames bounds the frames per
     // internal step of the low-rate stages (transformer .. first decoder block, whose weights
     // are re-read once per step); calls with more frames are split internally. The high-rate
     // blocks run on sub-steps of conv_chunk_frames frames so their activations stay in cache.
     // Released model: scratch 21 MB at 32/4, 11 MB at 4/4, 3.5 MB at 1/1; state 5.2 MB.
-    std::unique_ptr<CodecStream> new_stream(const backend::ExecContext& ctx = {}, int max_chunk_frames = 32,
+    std::unique_ptr<CodecStream> new_stream(const backend::ExecContext& ctx = {},
+                                            int max_chunk_frames = 32,
                                             int conv_chunk_frames = 4) const;
 
-private:
+  private:
     friend class CodecStream;
     CodecDecoder() = default;
 
@@ -109,7 +111,7 @@ private:
 };
 
 class CodecStream {
-public:
+  public:
     ~CodecStream();
     CodecStream(const CodecStream&) = delete;
     CodecStream& operator=(const CodecStream&) = delete;
@@ -120,7 +122,7 @@ public:
     void decode_frames(const int64_t* codes, int64_t n_frames, float* out);
     std::vector<float> decode_frames(const int64_t* codes, int64_t n_frames);
 
-    void reset();                                   // back to the start of a stream
+    void reset();  // back to the start of a stream
     int64_t frames_done() const { return pos_; }
     int max_chunk_frames() const { return max_chunk_; }
     int conv_chunk_frames() const { return conv_chunk_; }
@@ -128,7 +130,7 @@ public:
     size_t scratch_bytes() const;  // per-step buffers
     void set_tap(CodecTapFn tap) { tap_ = std::move(tap); }
 
-private:
+  private:
     friend class CodecDecoder;
     CodecStream(const CodecDecoder& dec, const backend::ExecContext& ctx, int max_chunk_frames,
                 int conv_chunk_frames);

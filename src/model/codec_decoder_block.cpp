@@ -6,7 +6,8 @@ namespace qwen3tts {
 
 void CodecDecoderBlockState::reset(const CodecDecoderBlock& block) {
     up.assign(block.up_.state_floats(), 0.0f);
-    for (int u = 0; u < 3; ++u) conv1[size_t(u)].assign(block.units_[size_t(u)].conv1.state_floats(), 0.0f);
+    for (int u = 0; u < 3; ++u)
+        conv1[size_t(u)].assign(block.units_[size_t(u)].conv1.state_floats(), 0.0f);
 }
 
 void CodecDecoderBlock::load(const WeightMap& weights, const std::string& prefix, int c_in,
@@ -36,7 +37,8 @@ size_t CodecDecoderBlock::stage_floats(int64_t n_in) const {
 }
 
 void CodecDecoderBlock::forward(const float* x, int64_t n_in, CodecDecoderBlockState& st,
-                                float* res, float* stage, float* tmp, const backend::ExecContext& ctx) const {
+                                float* res, float* stage, float* tmp,
+                                const backend::ExecContext& ctx) const {
     const int ci = c_in(), co = c_out();
     float* up_in = stage + kStageHead * ci;
     snake_.forward(x, ci, n_in, up_in, ci, ctx);

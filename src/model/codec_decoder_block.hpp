@@ -1,6 +1,7 @@
 // The SEANet/BigVGAN-style decoder block of the codec (decoder.decoder.1..4):
 //   SnakeBeta(c_in) → CausalConvTranspose1d(c_in→c_out, k=2r, s=r) →
-//   3 × ResidualUnit(c_out, dilation 1, 3, 9), ResidualUnit(x) = x + conv1x1(snake(conv7_d(snake(x)))).
+//   3 × ResidualUnit(c_out, dilation 1, 3, 9), ResidualUnit(x) = x +
+//   conv1x1(snake(conv7_d(snake(x)))).
 // Channels-last, streaming (each conv carries its left context in CodecDecoderBlockState).
 // ref: qwen_tts/core/tokenizer_12hz/modeling_qwen3_tts_tokenizer_v2.py,
 //      Qwen3TTSTokenizerV2DecoderDecoderBlock / ...DecoderDecoderResidualUnit
@@ -33,7 +34,7 @@ struct CodecDecoderBlockState {
 };
 
 class CodecDecoderBlock {
-public:
+  public:
     static constexpr int kDilations[3] = {1, 3, 9};
     // Rows kept free in front of the staged conv inputs in `stage` (>= the largest left
     // context, 6·9 rows, of any conv inside).
@@ -49,11 +50,11 @@ public:
     // x: n_in input rows [n_in, c_in] (dense). Output: res [n_in·rate, c_out] (dense); x may
     // be res itself (it is consumed first). `stage` is scratch of
     // stage_floats(n_in) floats; `tmp` holds n_in·rate·c_out floats.
-    void forward(const float* x, int64_t n_in, CodecDecoderBlockState& st, float* res,
-                 float* stage, float* tmp, const backend::ExecContext& ctx) const;
+    void forward(const float* x, int64_t n_in, CodecDecoderBlockState& st, float* res, float* stage,
+                 float* tmp, const backend::ExecContext& ctx) const;
     size_t stage_floats(int64_t n_in) const;
 
-private:
+  private:
     friend struct CodecDecoderBlockState;
     SnakeBeta snake_;
     CausalConvTranspose1d up_;

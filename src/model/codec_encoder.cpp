@@ -97,11 +97,13 @@ double CodecEncoder::flops(int64_t n_samples) const {
     return f + rvq_.flops(t12);
 }
 
-std::vector<int64_t> CodecEncoder::encode(const std::vector<float>& audio, const backend::ExecContext& ctx) const {
+std::vector<int64_t> CodecEncoder::encode(const std::vector<float>& audio,
+                                          const backend::ExecContext& ctx) const {
     return encode(audio.data(), int64_t(audio.size()), ctx);
 }
 
-std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n, const backend::ExecContext& ctx,
+std::vector<int64_t> CodecEncoder::encode(const float* audio, int64_t n,
+                                          const backend::ExecContext& ctx,
                                           const CodecEncoderTapFn& tap) const {
     if (n <= 0)
         throw Error(ErrorCode::invalid_argument, "codec encoder: the audio is empty (0 samples)");

@@ -31,7 +31,6 @@
 
 namespace qwen3tts {
 
-
 // Debug hook: a stable stage name ("seanet" [T25, hidden], "transformer" [T25, hidden],
 // "downsample" [T12, hidden]) and its rows, channels-last.
 using CodecEncoderTapFn =
@@ -66,7 +65,8 @@ class CodecEncoder {
     // audio: mono samples at sample_rate() (resample first). Returns codes [n_frames, 16]
     // row-major (column 0 = semantic). Throws Error(invalid_argument) for empty audio or a
     // non-finite sample (naming its index).
-    std::vector<int64_t> encode(const std::vector<float>& audio, const backend::ExecContext& ctx = {}) const;
+    std::vector<int64_t> encode(const std::vector<float>& audio,
+                                const backend::ExecContext& ctx = {}) const;
     std::vector<int64_t> encode(const float* audio, int64_t n, const backend::ExecContext& ctx = {},
                                 const CodecEncoderTapFn& tap = {}) const;
 

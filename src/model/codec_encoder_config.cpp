@@ -59,7 +59,7 @@ int CodecEncoderConfig::downsample_kernel() const {
     if (double(rate) == frame_rate) return 0;
     const double ratio = double(rate) / frame_rate;
     if (!(ratio < kMaxKernel)) return -1;  // also keeps the int conversion defined
-    return 2 * int(ratio);                  // python int(): truncation
+    return 2 * int(ratio);                 // python int(): truncation
 }
 
 int64_t CodecEncoderConfig::samples_per_frame() const {
@@ -73,8 +73,8 @@ void CodecEncoderConfig::validate(const std::string& source) const {
     auto in_range = [&](int64_t v, int64_t lo, int64_t hi, const char* name) {
         if (v < lo || v > hi)
             bad_field(source, kPrefix + name,
-                      "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                          "], got " + std::to_string(v));
+                      "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                          std::to_string(v));
     };
     in_range(sample_rate, 1, kMaxSampleRate, "sampling_rate");
     in_range(n_filters, 1, kMaxWidth, "num_filters");
@@ -171,9 +171,12 @@ CodecEncoderConfig parse_codec_encoder_config(const std::string& json_text,
     CodecEncoderConfig c;
     c.sample_rate = ec.get_int("sampling_rate", -kAny, kAny);
     // Saved as "_frame_rate" (the MimiConfig attribute); accept the constructor name too.
-    if (ec.has("_frame_rate")) c.frame_rate = ec.get_number("_frame_rate", -1e9, 1e9);
-    else if (ec.has("frame_rate")) c.frame_rate = ec.get_number("frame_rate", -1e9, 1e9);
-    else ec.fail("_frame_rate", "missing");
+    if (ec.has("_frame_rate"))
+        c.frame_rate = ec.get_number("_frame_rate", -1e9, 1e9);
+    else if (ec.has("frame_rate"))
+        c.frame_rate = ec.get_number("frame_rate", -1e9, 1e9);
+    else
+        ec.fail("_frame_rate", "missing");
     c.audio_channels = ec.get_int("audio_channels", -kAny, kAny);
     c.n_filters = ec.get_int("num_filters", -kAny, kAny);
     c.upsampling_ratios = ec.get_int_list("upsampling_ratios", 1, kMaxStride, kMaxStages);

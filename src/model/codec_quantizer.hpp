@@ -17,16 +17,16 @@ namespace qwen3tts {
 class WeightMap;
 
 class CodecQuantizerDecoder {
-public:
+  public:
     void load(const WeightMap& weights, const CodecDecoderConfig& cfg);
     static size_t scratch_floats(const CodecDecoderConfig& cfg, int64_t n_frames) {
         return size_t(n_frames) * 2 * size_t(cfg.vq_dim());
     }
     // codes [n_frames, n_codebook] (already validated) → out [n_frames, codebook_dim] (stride ldo).
-    void dequantize(const int64_t* codes, int64_t n_frames, float* out, int64_t ldo,
-                    float* scratch, const backend::ExecContext& ctx) const;
+    void dequantize(const int64_t* codes, int64_t n_frames, float* out, int64_t ldo, float* scratch,
+                    const backend::ExecContext& ctx) const;
 
-private:
+  private:
     int n_codebook_ = 0, codebook_size_ = 0, vq_dim_ = 0, out_dim_ = 0;
     std::vector<float> tables_;  // [n_codebook][codebook_size][vq_dim]
     backend::ConvWeights proj_first_, proj_rest_;

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 // Sane upper bounds: far above any released checkpoint (the 1.7B talker is 2048 wide, 28
 // layers, 32768 positions), low enough that no product of them overflows or allocates absurdly.
-constexpr int kMaxWidth = 1 << 17;      // hidden and intermediate sizes
+constexpr int kMaxWidth = 1 << 17;  // hidden and intermediate sizes
 constexpr int kMaxLayers = 1024;
 constexpr int kMaxHeads = 1024;
 constexpr int kMaxHeadDim = 4096;
@@ -47,9 +47,9 @@ void read_transformer(const JsonFields& f, TransformerConfig& c) {
         f.fail("hidden_act", "'" + c.hidden_act + "' is not supported (expected silu)",
                ErrorCode::unsupported);
     if (c.num_attention_heads % c.num_key_value_heads != 0)
-        f.fail("num_key_value_heads",
-               std::to_string(c.num_key_value_heads) + " does not divide num_attention_heads " +
-                   std::to_string(c.num_attention_heads));
+        f.fail("num_key_value_heads", std::to_string(c.num_key_value_heads) +
+                                          " does not divide num_attention_heads " +
+                                          std::to_string(c.num_attention_heads));
     if (c.head_dim % 2 != 0)
         f.fail("head_dim", "must be even for RoPE, got " + std::to_string(c.head_dim));
 }
@@ -75,8 +75,8 @@ std::map<std::string, int> read_id_map(const JsonFields& f, const std::string& k
     std::map<std::string, int> out;
     for (const auto& kv : m.raw().items()) {
         // CustomVoice stores a single speaker id; tolerate a one-element list as well.
-        const json& v = kv.value().is_array() && kv.value().size() == 1 ? kv.value()[0]
-                                                                         : kv.value();
+        const json& v =
+            kv.value().is_array() && kv.value().size() == 1 ? kv.value()[0] : kv.value();
         const int id = m.int_value(v, kv.key(), 0, kIntMax);
         if (id >= size)
             m.fail(kv.key(), std::to_string(id) + " is outside [0, " + std::to_string(size) +
@@ -90,9 +90,12 @@ std::map<std::string, int> read_id_map(const JsonFields& f, const std::string& k
 
 const char* model_type_name(ModelType t) {
     switch (t) {
-        case ModelType::custom_voice: return "custom_voice";
-        case ModelType::voice_design: return "voice_design";
-        case ModelType::base: return "base";
+        case ModelType::custom_voice:
+            return "custom_voice";
+        case ModelType::voice_design:
+            return "voice_design";
+        case ModelType::base:
+            return "base";
     }
     return "?";
 }
@@ -140,9 +143,12 @@ ModelConfig load_model_config(const std::string& dir) {
         top.fail("model_type", "'" + model_type + "' is not a Qwen3-TTS model (expected qwen3_tts)",
                  ErrorCode::unsupported);
     const std::string type = top.get_string("tts_model_type");
-    if (type == "custom_voice") c.type = ModelType::custom_voice;
-    else if (type == "voice_design") c.type = ModelType::voice_design;
-    else if (type == "base") c.type = ModelType::base;
+    if (type == "custom_voice")
+        c.type = ModelType::custom_voice;
+    else if (type == "voice_design")
+        c.type = ModelType::voice_design;
+    else if (type == "base")
+        c.type = ModelType::base;
     else
         top.fail("tts_model_type", "'" + type + "' is unknown (custom_voice, voice_design, base)",
                  ErrorCode::unsupported);
@@ -193,14 +199,14 @@ ModelConfig load_model_config(const std::string& dir) {
     // cover the rotated half of each head, or the checkpoint is not one this holds for.
     if (tf.has("rope_scaling") && tf.at("rope_scaling").is_object()) {
         const JsonFields rs = tf.object("rope_scaling");
-        const std::vector<int> sections = rs.get_int_list_or("mrope_section", {}, 0, kMaxHeadDim, 8);
+        const std::vector<int> sections =
+            rs.get_int_list_or("mrope_section", {}, 0, kMaxHeadDim, 8);
         int64_t covered = 0;
         for (int v : sections) covered += v;
         if (!sections.empty() && covered != t.head_dim / 2)
-            rs.fail("mrope_section", "sections cover " + std::to_string(covered) +
-                                         " rotary pairs, but head_dim " +
-                                         std::to_string(t.head_dim) + " has " +
-                                         std::to_string(t.head_dim / 2));
+            rs.fail("mrope_section",
+                    "sections cover " + std::to_string(covered) + " rotary pairs, but head_dim " +
+                        std::to_string(t.head_dim) + " has " + std::to_string(t.head_dim / 2));
     }
 
     const JsonFields pf = tf.object("code_predictor_config");
@@ -227,17 +233,18 @@ ModelConfig load_model_config(const std::string& dir) {
         s.sample_rate = sf.get_int_or("sample_rate", 24000, 1, 1000000);
         s.enc_channels =
             sf.get_int_list_or("enc_channels", {512, 512, 512, 512, 1536}, 1, kMaxWidth, 64);
-        s.enc_kernel_sizes =
-            sf.get_int_list_or("enc_kernel_sizes", {5, 3, 3, 3, 1}, 1, 1024, 64);
+        s.enc_kernel_sizes = sf.get_int_list_or("enc_kernel_sizes", {5, 3, 3, 3, 1}, 1, 1024, 64);
         s.enc_dilations = sf.get_int_list_or("enc_dilations", {1, 2, 3, 4, 1}, 1, 1024, 64);
         s.enc_attention_channels = sf.get_int_or("enc_attention_channels", 128, 1, kMaxWidth);
         s.enc_res2net_scale = sf.get_int_or("enc_res2net_scale", 8, 1, 1024);
         s.enc_se_channels = sf.get_int_or("enc_se_channels", 128, 1, kMaxWidth);
         // Base models feed the x-vector in as one codec row of the talker.
         if (c.type == ModelType::base && s.enc_dim != t.hidden_size)
-            sf.fail("enc_dim", std::to_string(s.enc_dim) + " differs from "
-                               "talker_config.hidden_size " + std::to_string(t.hidden_size) +
-                               " (the x-vector is a talker input row)");
+            sf.fail("enc_dim", std::to_string(s.enc_dim) +
+                                   " differs from "
+                                   "talker_config.hidden_size " +
+                                   std::to_string(t.hidden_size) +
+                                   " (the x-vector is a talker input row)");
     }
 
     const std::string gen_path = dir + "/generation_config.json";

@@ -34,9 +34,9 @@ struct TalkerConfig : TransformerConfig {
     int text_vocab_size = 0;
     int codec_pad_id = 0, codec_bos_id = 0, codec_eos_id = 0;
     int codec_think_id = 0, codec_nothink_id = 0, codec_think_bos_id = 0, codec_think_eos_id = 0;
-    std::map<std::string, int> codec_language_id;  // lower-case keys, dialects included
-    std::map<std::string, int> spk_id;              // lower-case speaker → codec row
-    std::map<std::string, std::string> spk_dialect; // speaker → dialect key ("" = none)
+    std::map<std::string, int> codec_language_id;    // lower-case keys, dialects included
+    std::map<std::string, int> spk_id;               // lower-case speaker → codec row
+    std::map<std::string, std::string> spk_dialect;  // speaker → dialect key ("" = none)
     TransformerConfig code_predictor;
 };
 

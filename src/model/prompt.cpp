@@ -42,10 +42,12 @@ void add(float* y, const float* x, int64_t n) {
 
 }  // namespace
 
-bool default_non_streaming(ModelType type) { return type != ModelType::base; }
+bool default_non_streaming(ModelType type) {
+    return type != ModelType::base;
+}
 
-void add_frame_embedding(const Talker& talker, const CodePredictor& predictor,
-                         const int32_t* frame, float* out) {
+void add_frame_embedding(const Talker& talker, const CodePredictor& predictor, const int32_t* frame,
+                         float* out) {
     backend::embedding_add_row(talker.codec_embedding(), frame[0], out);
     for (int g = 1; g < predictor.n_codebooks(); ++g)
         backend::embedding_add_row(predictor.codec_embedding(g), frame[g], out);
@@ -53,8 +55,8 @@ void add_frame_embedding(const Talker& talker, const CodePredictor& predictor,
 
 // ref: modeling_qwen3_tts.py, Qwen3TTSForConditionalGeneration.generate and
 // generate_icl_prompt; qwen3_tts_model.py, _build_assistant_text / _build_instruct_text
-Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
-                    const Tokenizer& tok, const Talker& talker, const CodePredictor& predictor,
+Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, const Tokenizer& tok,
+                    const Talker& talker, const CodePredictor& predictor,
                     const PromptRequest& req) {
     const TalkerConfig& tc = cfg.talker;
     const int64_t H = talker.hidden_size();
@@ -65,8 +67,8 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
     const std::string language = lower(req.language.empty() ? "auto" : req.language);
     const auto langs = cfg.languages();
     if (std::find(langs.begin(), langs.end(), language) == langs.end())
-        throw Error(ErrorCode::invalid_argument, "unknown language '" + req.language +
-                                                     "'; this model supports: " + join(langs));
+        throw Error(ErrorCode::invalid_argument,
+                    "unknown language '" + req.language + "'; this model supports: " + join(langs));
     const std::string speaker = lower(req.speaker);
     if (!speaker.empty()) {
         if (cfg.type != ModelType::custom_voice)
@@ -75,9 +77,9 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
                             model_type_name(cfg.type) +
                             " model: named speakers exist only in CustomVoice models");
         if (!tc.spk_id.count(speaker))
-            throw Error(ErrorCode::invalid_argument, "unknown speaker '" + req.speaker +
-                                                         "'; this model has: " +
-                                                         join(cfg.speakers()));
+            throw Error(
+                ErrorCode::invalid_argument,
+                "unknown speaker '" + req.speaker + "'; this model has: " + join(cfg.speakers()));
     }
     std::string instruct = req.instruct;
     if (!instruct.empty()) {
@@ -114,15 +116,18 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
                                                           : req.layout == TextLayout::non_streaming;
 
     // ---- tokens ----
-    p.input_ids = tok.encode("<|im_start|>assistant\n" + req.text + "<|im_end|>\n<|im_start|>assistant\n");
+    p.input_ids =
+        tok.encode("<|im_start|>assistant\n" + req.text + "<|im_end|>\n<|im_start|>assistant\n");
     if (p.input_ids.size() < 9)
         throw Error(ErrorCode::invalid_argument, "the text to speak is empty");
     const std::vector<int32_t> role(p.input_ids.begin(), p.input_ids.begin() + 3);
     const std::vector<int32_t> text_ids(p.input_ids.begin() + 3, p.input_ids.end() - 5);
-    if (!instruct.empty()) p.instruct_ids = tok.encode("<|im_start|>user\n" + instruct + "<|im_end|>\n");
+    if (!instruct.empty())
+        p.instruct_ids = tok.encode("<|im_start|>user\n" + instruct + "<|im_end|>\n");
     std::vector<int32_t> ref_ids;
     if (icl) {
-        const auto all = tok.encode("<|im_start|>assistant\n" + req.voice->ref_text + "<|im_end|>\n");
+        const auto all =
+            tok.encode("<|im_start|>assistant\n" + req.voice->ref_text + "<|im_end|>\n");
         ref_ids.assign(all.begin() + 3, all.end() - 2);
     }
 
@@ -159,13 +164,15 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
     }
     Rows q{H, {}};
     const std::vector<int> control =
-        lang_id < 0 ? std::vector<int>{tc.codec_nothink_id, tc.codec_think_bos_id,
-                                       tc.codec_think_eos_id}
-                    : std::vector<int>{tc.codec_think_id, tc.codec_think_bos_id, lang_id,
-                                       tc.codec_think_eos_id};
+        lang_id < 0
+            ? std::vector<int>{tc.codec_nothink_id, tc.codec_think_bos_id, tc.codec_think_eos_id}
+            : std::vector<int>{tc.codec_think_id, tc.codec_think_bos_id, lang_id,
+                               tc.codec_think_eos_id};
     for (int id : control) codec_row(id, q.push());
-    if (!speaker.empty()) codec_row(tc.spk_id.at(speaker), q.push());
-    else if (req.voice) q.push_copy(req.voice->x_vector.data());
+    if (!speaker.empty())
+        codec_row(tc.spk_id.at(speaker), q.push());
+    else if (req.voice)
+        q.push_copy(req.voice->x_vector.data());
     codec_row(tc.codec_pad_id, q.push());
     codec_row(tc.codec_bos_id, q.push());
     const int64_t K = q.count();
@@ -226,7 +233,8 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
                     throw Error(ErrorCode::invalid_argument,
                                 "reference code " + std::to_string(c) + " at frame " +
                                     std::to_string(f) + ", codebook " + std::to_string(g) +
-                                    " is outside [0, " + std::to_string(predictor.vocab_size()) + ")");
+                                    " is outside [0, " + std::to_string(predictor.vocab_size()) +
+                                    ")");
                 frame[size_t(g)] = int32_t(c);
             }
             add_frame_embedding(talker, predictor, frame.data(), fcod.push());
@@ -255,11 +263,11 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg,
 
     p.length = x.count();
     if (p.length >= tc.max_position_embeddings)
-        throw Error(ErrorCode::invalid_argument,
-                    "the text is too long: its prompt takes " + std::to_string(p.length) +
-                        " positions, but the model's context is " +
-                        std::to_string(tc.max_position_embeddings) +
-                        " (split the text into shorter parts)");
+        throw Error(ErrorCode::invalid_argument, "the text is too long: its prompt takes " +
+                                                     std::to_string(p.length) +
+                                                     " positions, but the model's context is " +
+                                                     std::to_string(tc.max_position_embeddings) +
+                                                     " (split the text into shorter parts)");
     p.embeds = std::move(x.data);
     p.n_trailing = trailing.count();
     p.trailing = std::move(trailing.data);

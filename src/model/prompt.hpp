@@ -17,9 +17,9 @@ namespace qwen3tts {
 
 // What a Base-model voice clone conditions on (spec talker.md §7.5).
 struct VoiceClonePrompt {
-    std::vector<float> x_vector;       // [H] speaker-encoder output
-    std::vector<int64_t> ref_codes;    // [ref_frames, 16], empty in x-vector-only mode
-    std::string ref_text;              // transcript of the reference, in-context mode only
+    std::vector<float> x_vector;     // [H] speaker-encoder output
+    std::vector<int64_t> ref_codes;  // [ref_frames, 16], empty in x-vector-only mode
+    std::string ref_text;            // transcript of the reference, in-context mode only
     bool in_context() const { return !ref_codes.empty(); }
 };
 
@@ -28,20 +28,20 @@ enum class TextLayout { automatic, streaming, non_streaming };
 struct PromptRequest {
     std::string text;
     std::string language = "auto";
-    std::string speaker;               // CustomVoice only
-    std::string instruct;              // VoiceDesign; CustomVoice except 0.6B
+    std::string speaker;   // CustomVoice only
+    std::string instruct;  // VoiceDesign; CustomVoice except 0.6B
     TextLayout layout = TextLayout::automatic;
     const VoiceClonePrompt* voice = nullptr;  // Base only
 };
 
 struct Prompt {
     int64_t hidden = 0;
-    int64_t length = 0;               // prefill positions
-    std::vector<float> embeds;        // [length, H]
-    std::vector<float> trailing;      // [n_trailing, H]: added one per decode step
+    int64_t length = 0;           // prefill positions
+    std::vector<float> embeds;    // [length, H]
+    std::vector<float> trailing;  // [n_trailing, H]: added one per decode step
     int64_t n_trailing = 0;
-    std::vector<float> tts_pad;       // [H]: added once trailing text is exhausted
-    std::vector<int32_t> input_ids;   // the tokenised assistant text
+    std::vector<float> tts_pad;      // [H]: added once trailing text is exhausted
+    std::vector<int32_t> input_ids;  // the tokenised assistant text
     std::vector<int32_t> instruct_ids;
     bool non_streaming = true;
 };
@@ -58,7 +58,7 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& config,
                     const CodePredictor& predictor, const PromptRequest& request);
 
 // F(frame) = C(c0) + Σ_g E_g(c_g): the embedding of one 16-code frame, added into out[H].
-void add_frame_embedding(const Talker& talker, const CodePredictor& predictor,
-                         const int32_t* frame, float* out);
+void add_frame_embedding(const Talker& talker, const CodePredictor& predictor, const int32_t* frame,
+                         float* out);
 
 }  // namespace qwen3tts

@@ -132,7 +132,8 @@ std::vector<float> SpeakerEncoder::embed(const std::vector<float>& audio_24k,
     return embed_mel(mel.data(), n_frames, ctx);
 }
 
-std::vector<float> SpeakerEncoder::embed(const Audio& audio, const backend::ExecContext& ctx) const {
+std::vector<float> SpeakerEncoder::embed(const Audio& audio,
+                                         const backend::ExecContext& ctx) const {
     if (audio.sample_rate != kSampleRate)
         throw Error(ErrorCode::invalid_argument, "speaker encoder: audio is at " +
                                                      std::to_string(audio.sample_rate) +
@@ -175,7 +176,8 @@ std::vector<float> SpeakerEncoder::embed_mel(const float* mel, int64_t n_frames,
 
     const std::vector<float> pooled = asp_.forward(m.data(), mfa_.c_out(), n_frames, ctx);
     std::vector<float> xvec(static_cast<size_t>(enc_dim_));
-    fc_.forward(pooled.data(), int64_t(pooled.size()), 1, xvec.data(), enc_dim_, {ctx.kernels, nullptr});
+    fc_.forward(pooled.data(), int64_t(pooled.size()), 1, xvec.data(), enc_dim_,
+                {ctx.kernels, nullptr});
     return xvec;
 }
 

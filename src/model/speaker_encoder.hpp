@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/ops.hpp"
 #include "audio/audio_reader.hpp"
 #include "audio/mel_spectrogram.hpp"
+#include "backend/ops.hpp"
 #include "model/config.hpp"
 #include "nn/tdnn.hpp"
 #include "nn/tdnn_pooling.hpp"
@@ -56,7 +56,8 @@ class SpeakerEncoder {
 
     // x-vector [enc_dim] of 24 kHz mono audio (the caller resamples other rates; see
     // audio/resample.hpp). Errors as log_mel(). `ctx` (its pool) parallelises the convs.
-    std::vector<float> embed(const std::vector<float>& audio_24k, const backend::ExecContext& ctx = {}) const;
+    std::vector<float> embed(const std::vector<float>& audio_24k,
+                             const backend::ExecContext& ctx = {}) const;
     // Same, for decoded audio: Error(invalid_argument) unless audio.sample_rate is 24000.
     std::vector<float> embed(const Audio& audio, const backend::ExecContext& ctx = {}) const;
     // The network alone on a log-mel [n_frames, mel_dim] (n_frames ≥ min_frames()).

@@ -12,7 +12,7 @@
 namespace qwen3tts {
 
 class Talker {
-public:
+  public:
     Talker(const WeightMap& weights, const TalkerConfig& config);
 
     int64_t hidden_size() const { return config_.hidden_size; }
@@ -23,10 +23,9 @@ public:
     void embed_text(const backend::ExecContext& ctx, const int32_t* ids, int64_t n,
                     float* out) const;
     // out[n, vocab] = hidden[n, H] · codec_headᵀ
-    void logits(const backend::ExecContext& ctx, const float* hidden, int64_t n,
-                float* out) const;
+    void logits(const backend::ExecContext& ctx, const float* hidden, int64_t n, float* out) const;
 
-private:
+  private:
     TalkerConfig config_;
     DecoderStack stack_;
     const TensorView* text_embedding_;

@@ -21,7 +21,9 @@ bool file_exists(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0;
 }
 
-[[noreturn]] void mismatch(const std::string& what) { throw Error(ErrorCode::model, what); }
+[[noreturn]] void mismatch(const std::string& what) {
+    throw Error(ErrorCode::model, what);
+}
 
 // Sizes that span components, checked once here so that the frame loop can index without
 // checks: the tokenizer's ids against the text embedding, the talker's code groups and code

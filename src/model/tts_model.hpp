@@ -14,12 +14,11 @@
 namespace qwen3tts {
 
 class TtsModel {
-public:
+  public:
     // `model` is a checkpoint directory or a Hugging Face repo id in the local cache.
-    static std::shared_ptr<const TtsModel> load(const std::string& model,
-                                                PretokenizerRegex regex =
-                                                    PretokenizerRegex::mistral_fixed,
-                                                LoadMode mode = LoadMode::mmap);
+    static std::shared_ptr<const TtsModel> load(
+        const std::string& model, PretokenizerRegex regex = PretokenizerRegex::mistral_fixed,
+        LoadMode mode = LoadMode::mmap);
 
     const ModelConfig& config() const { return config_; }
     const Tokenizer& tokenizer() const { return tokenizer_; }
@@ -28,7 +27,7 @@ public:
     const WeightMap& weights() const { return weights_; }
     const std::string& dir() const { return config_.dir; }
 
-private:
+  private:
     TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer);
 
     ModelConfig config_;

@@ -24,7 +24,8 @@ void save_voice_file(const std::string& path, const VoiceFile& v) {
                         path + ": " + std::to_string(v.voice.ref_codes.size()) +
                             " reference codes are not whole frames of " +
                             std::to_string(v.n_codebook) + " codes");
-        tensors.push_back({"ref_codes", DType::i64,
+        tensors.push_back({"ref_codes",
+                           DType::i64,
                            {int64_t(v.voice.ref_codes.size() / n_cb), v.n_codebook},
                            v.voice.ref_codes.data()});
     }
@@ -52,8 +53,8 @@ VoiceFile load_voice_file(const std::string& path) {
                                            field("format") + "')");
     if (field("version") != kVersion)
         throw Error(ErrorCode::unsupported, path + ": voice file version '" + field("version") +
-                                                "' is not supported (this build reads " +
-                                                kVersion + ")");
+                                                "' is not supported (this build reads " + kVersion +
+                                                ")");
     VoiceFile v;
     const auto& t = f.tensors();
     const auto xv = t.find("x_vector");
@@ -88,8 +89,8 @@ VoiceFile load_voice_file(const std::string& path) {
     v.model_size = field("model_size");
     v.source = field("source");
     const std::string hidden = field("hidden_size");
-    const auto parsed = std::from_chars(hidden.data(), hidden.data() + hidden.size(),
-                                        v.hidden_size);
+    const auto parsed =
+        std::from_chars(hidden.data(), hidden.data() + hidden.size(), v.hidden_size);
     if (hidden.empty() || parsed.ec != std::errc() || parsed.ptr != hidden.data() + hidden.size() ||
         v.hidden_size <= 0)
         throw Error(ErrorCode::format,
@@ -100,9 +101,9 @@ VoiceFile load_voice_file(const std::string& path) {
 void check_voice_fits(const VoiceFile& v, const ModelConfig& config, int codebook_size,
                       const std::string& path) {
     if (config.type != ModelType::base)
-        throw Error(ErrorCode::invalid_argument,
-                    path + ": voices clone with Base models; this is a " +
-                        model_type_name(config.type) + " model");
+        throw Error(ErrorCode::invalid_argument, path +
+                                                     ": voices clone with Base models; this is a " +
+                                                     model_type_name(config.type) + " model");
     if (v.hidden_size != config.talker.hidden_size || v.model_size != config.size)
         throw Error(ErrorCode::invalid_argument,
                     path + ": this voice was made for a " + v.model_size + " model (hidden size " +
@@ -110,19 +111,18 @@ void check_voice_fits(const VoiceFile& v, const ModelConfig& config, int codeboo
                         " (hidden size " + std::to_string(config.talker.hidden_size) +
                         "); make the voice again with this model");
     // The x-vector is the speaker encoder's output, fed to the talker as one embedding row.
-    const int64_t embed = config.speaker_encoder.present ? config.speaker_encoder.enc_dim
-                                                         : config.talker.hidden_size;
+    const int64_t embed =
+        config.speaker_encoder.present ? config.speaker_encoder.enc_dim : config.talker.hidden_size;
     if (int64_t(v.voice.x_vector.size()) != embed)
         throw Error(ErrorCode::invalid_argument,
                     path + ": x_vector has " + std::to_string(v.voice.x_vector.size()) +
-                        " values, but this model's speaker embedding has " +
-                        std::to_string(embed));
+                        " values, but this model's speaker embedding has " + std::to_string(embed));
     if (!v.voice.in_context()) return;
     if (v.n_codebook != config.talker.num_code_groups)
-        throw Error(ErrorCode::invalid_argument,
-                    path + ": ref_codes frames have " + std::to_string(v.n_codebook) +
-                        " codes, but this model's frames have " +
-                        std::to_string(config.talker.num_code_groups));
+        throw Error(ErrorCode::invalid_argument, path + ": ref_codes frames have " +
+                                                     std::to_string(v.n_codebook) +
+                                                     " codes, but this model's frames have " +
+                                                     std::to_string(config.talker.num_code_groups));
     const auto n_cb = size_t(v.n_codebook);
     for (size_t i = 0; i < v.voice.ref_codes.size(); ++i)
         if (v.voice.ref_codes[i] >= codebook_size)

@@ -21,10 +21,11 @@ void CodecConvNeXtBlock::load(const WeightMap& weights, const std::string& prefi
 }
 
 void CodecConvNeXtBlock::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
-                                 int64_t ldy, float* scratch, const backend::ExecContext& ctx) const {
+                                 int64_t ldy, float* scratch,
+                                 const backend::ExecContext& ctx) const {
     const int d = dim_;
-    float* h = scratch;                          // [n_rows, dim]
-    float* h4 = scratch + size_t(n_rows) * d;    // [n_rows, 4·dim]
+    float* h = scratch;                        // [n_rows, dim]
+    float* h4 = scratch + size_t(n_rows) * d;  // [n_rows, 4·dim]
     dwconv_.forward(x, ldx, n_rows, state, h, d);
     for (int64_t t = 0; t < n_rows; ++t) {  // LayerNorm, eps 1e-6, biased variance
         float* r = h + t * d;
@@ -36,7 +37,8 @@ void CodecConvNeXtBlock::forward(float* x, int64_t ldx, int64_t n_rows, float* s
         var /= d;
         const float inv = float(1.0 / std::sqrt(var + 1e-6));
         const float m = float(mean);
-        for (int c = 0; c < d; ++c) r[c] = (r[c] - m) * inv * norm_w_[size_t(c)] + norm_b_[size_t(c)];
+        for (int c = 0; c < d; ++c)
+            r[c] = (r[c] - m) * inv * norm_w_[size_t(c)] + norm_b_[size_t(c)];
     }
     backend::conv1d(ctx, pw1_, h, d, n_rows, h4, 4 * d, false);
     const int64_t n4 = n_rows * 4 * d;

@@ -16,7 +16,7 @@
 namespace qwen3tts {
 
 class CodecConvNeXtBlock {
-public:
+  public:
     // Tensors: <prefix>.dwconv.conv.{weight [dim,1,7], bias}, <prefix>.norm.{weight,bias},
     // <prefix>.pwconv1.{weight [4dim,dim], bias}, <prefix>.pwconv2.{weight [dim,4dim], bias},
     // <prefix>.gamma [dim].
@@ -24,7 +24,9 @@ public:
     int dim() const { return dim_; }
     int64_t history() const { return dwconv_.history(); }
     size_t state_floats() const { return dwconv_.state_floats(); }
-    static size_t scratch_floats(int dim, int64_t n_rows) { return size_t(n_rows) * 5 * size_t(dim); }
+    static size_t scratch_floats(int dim, int64_t n_rows) {
+        return size_t(n_rows) * 5 * size_t(dim);
+    }
     double flops(int64_t n_rows) const { return pw1_.flops(n_rows) + pw2_.flops(n_rows); }
 
     // x: n_rows current rows (stride ldx) with history() writable rows in front; state: the
@@ -32,7 +34,7 @@ public:
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy,
                  float* scratch, const backend::ExecContext& ctx) const;
 
-private:
+  private:
     int dim_ = 0;
     CausalDepthwiseConv1d dwconv_;
     std::vector<float> norm_w_, norm_b_, gamma_;

@@ -24,14 +24,16 @@ void CodecTransformerLayer::load(const WeightMap& weights, const std::string& pr
     post_norm_ = load_f32(weights, prefix + ".post_attention_layernorm.weight", {h});
     attn_scale_ = load_f32(weights, prefix + ".self_attn_layer_scale.scale", {h});
     mlp_scale_ = load_f32(weights, prefix + ".mlp_layer_scale.scale", {h});
-    qkv_ = load_stacked_linear(weights,
-                               {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
-                                prefix + ".self_attn.v_proj.weight"},
-                               {qd, kvd, kvd}, h);
+    qkv_ = load_stacked_linear(
+        weights,
+        {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
+         prefix + ".self_attn.v_proj.weight"},
+        {qd, kvd, kvd}, h);
     const auto wo = load_f32(weights, prefix + ".self_attn.o_proj.weight", {h, qd});
     o_ = backend::prepare_linear(wo.data(), h, qd, nullptr);
     gate_up_ = load_stacked_linear(
-        weights, {prefix + ".mlp.gate_proj.weight", prefix + ".mlp.up_proj.weight"}, {inter, inter}, h);
+        weights, {prefix + ".mlp.gate_proj.weight", prefix + ".mlp.up_proj.weight"}, {inter, inter},
+        h);
     const auto wd = load_f32(weights, prefix + ".mlp.down_proj.weight", {h, inter});
     down_ = backend::prepare_linear(wd.data(), h, inter, nullptr);
 }
@@ -56,9 +58,9 @@ void CodecTransformerLayer::forward(float* u, int64_t n_rows, int64_t pos0, cons
     QWEN3TTS_ASSERT(kv.n_cached == std::min<int64_t>(pos0, s_.window - 1));
     const int h = s_.hidden, qd = s_.q_dim(), kvd = s_.kv_dim(), hd = s_.head_dim;
     const int qkv_w = qd + 2 * kvd;
-    float* a = scratch;                             // [n, hidden]
-    float* out = a + size_t(n_rows) * h;            // [n, hidden]
-    float* big = out + size_t(n_rows) * h;          // qkv [n, qkv_w] + att [n, qd] | mlp
+    float* a = scratch;                     // [n, hidden]
+    float* out = a + size_t(n_rows) * h;    // [n, hidden]
+    float* big = out + size_t(n_rows) * h;  // qkv [n, qkv_w] + att [n, qd] | mlp
     float* qkv = big;
     float* att = big + size_t(n_rows) * qkv_w;
 
@@ -79,8 +81,10 @@ void CodecTransformerLayer::forward(float* u, int64_t n_rows, int64_t pos0, cons
     const int64_t total = base + n_rows;
     const int64_t keep = std::min<int64_t>(total, s_.window - 1);
     if (keep > 0 && total > keep) {
-        std::memmove(kv.k.data(), kv.k.data() + size_t(total - keep) * kvd, sizeof(float) * size_t(keep) * kvd);
-        std::memmove(kv.v.data(), kv.v.data() + size_t(total - keep) * kvd, sizeof(float) * size_t(keep) * kvd);
+        std::memmove(kv.k.data(), kv.k.data() + size_t(total - keep) * kvd,
+                     sizeof(float) * size_t(keep) * kvd);
+        std::memmove(kv.v.data(), kv.v.data() + size_t(total - keep) * kvd,
+                     sizeof(float) * size_t(keep) * kvd);
     }
     kv.n_cached = keep;
 
@@ -93,7 +97,8 @@ void CodecTransformerLayer::forward(float* u, int64_t n_rows, int64_t pos0, cons
     const int inter = s_.intermediate;
     backend::conv1d(ctx, gate_up_, a, h, n_rows, gu, 2 * inter, false);
     for (int64_t t = 0; t < n_rows; ++t)
-        backend::silu_mul(gu + t * 2 * inter, gu + t * 2 * inter + inter, inter, gu + t * 2 * inter);
+        backend::silu_mul(gu + t * 2 * inter, gu + t * 2 * inter + inter, inter,
+                          gu + t * 2 * inter);
     backend::conv1d(ctx, down_, gu, 2 * inter, n_rows, out, h, false);
     backend::add_scaled_rows(u, out, mlp_scale_.data(), n_rows, h);
 }

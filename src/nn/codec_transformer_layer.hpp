@@ -42,7 +42,7 @@ struct SlidingKv {
 };
 
 class CodecTransformerLayer {
-public:
+  public:
     // Tensors under <prefix>: input_layernorm.weight, self_attn.{q,k,v,o}_proj.weight,
     // self_attn_layer_scale.scale, post_attention_layernorm.weight,
     // mlp.{gate,up,down}_proj.weight, mlp_layer_scale.scale.
@@ -55,12 +55,12 @@ public:
     void forward(float* u, int64_t n_rows, int64_t pos0, const float* cos, const float* sin,
                  SlidingKv& kv, float* scratch, const backend::ExecContext& ctx) const;
 
-private:
+  private:
     CodecTransformerShape s_;
     std::vector<float> in_norm_, post_norm_, attn_scale_, mlp_scale_;
-    backend::ConvWeights qkv_;     // [q_dim + 2·kv_dim] outputs
+    backend::ConvWeights qkv_;  // [q_dim + 2·kv_dim] outputs
     backend::ConvWeights o_;
-    backend::ConvWeights gate_up_; // [2·intermediate] outputs: gate then up
+    backend::ConvWeights gate_up_;  // [2·intermediate] outputs: gate then up
     backend::ConvWeights down_;
 };
 

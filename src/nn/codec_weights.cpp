@@ -21,8 +21,9 @@ std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
     return t.to_f32();
 }
 
-backend::ConvWeights load_stacked_linear(const WeightMap& weights, const std::vector<std::string>& names,
-                                    const std::vector<int>& rows, int in) {
+backend::ConvWeights load_stacked_linear(const WeightMap& weights,
+                                         const std::vector<std::string>& names,
+                                         const std::vector<int>& rows, int in) {
     std::vector<float> stacked;
     int total = 0;
     for (size_t i = 0; i < names.size(); ++i) {

@@ -18,7 +18,8 @@ std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
 
 // Several Linear weights [rows_i, in] of the same input, stacked in order and packed as one
 // matrix (q/k/v, gate/up): one GEMM instead of several.
-backend::ConvWeights load_stacked_linear(const WeightMap& weights, const std::vector<std::string>& names,
-                                    const std::vector<int>& rows, int in);
+backend::ConvWeights load_stacked_linear(const WeightMap& weights,
+                                         const std::vector<std::string>& names,
+                                         const std::vector<int>& rows, int in);
 
 }  // namespace qwen3tts

@@ -83,8 +83,8 @@ void CausalConvTranspose1d::load(const WeightMap& weights, const std::string& pr
     stride_ = stride;
     phases_.clear();
     for (int r = 0; r < stride; ++r)
-        phases_.push_back(
-            backend::prepare_conv_transpose1d_phase(w.data(), c_in, c_out, kernel, stride, r, b.data()));
+        phases_.push_back(backend::prepare_conv_transpose1d_phase(w.data(), c_in, c_out, kernel,
+                                                                  stride, r, b.data()));
 }
 
 double CausalConvTranspose1d::flops(int64_t n_in) const {
@@ -98,7 +98,8 @@ void CausalConvTranspose1d::forward(float* x, int64_t ldx, int64_t n_in, float* 
     const int64_t h = history();
     load_history(state, h, c_in_, x, ldx);
     for (int r = 0; r < stride_; ++r)
-        backend::conv1d(ctx, phases_[size_t(r)], x - h * ldx, ldx, n_in, y + r * ldy, ldy * stride_, false);
+        backend::conv1d(ctx, phases_[size_t(r)], x - h * ldx, ldx, n_in, y + r * ldy, ldy * stride_,
+                        false);
     save_history(x, ldx, n_in, h, c_in_, state);
 }
 

@@ -23,12 +23,12 @@ class WeightMap;
 // Conv1d(c_in, c_out, kernel, dilation), left zero padding (kernel-1)·dilation, stride 1.
 // Tensors: <prefix>.weight [c_out, c_in, kernel], <prefix>.bias [c_out].
 class CausalConv1d {
-public:
-    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
-              int kernel, int dilation = 1);
+  public:
+    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int kernel,
+              int dilation = 1);
     int c_in() const { return w_.c_in; }
     int c_out() const { return w_.c_out; }
-    int64_t history() const { return w_.history(); }           // rows of left context
+    int64_t history() const { return w_.history(); }  // rows of left context
     size_t state_floats() const { return size_t(history()) * size_t(w_.c_in); }
     double flops(int64_t n_rows) const { return w_.flops(n_rows); }
 
@@ -37,21 +37,21 @@ public:
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy,
                  bool accumulate, const backend::ExecContext& ctx) const;
 
-private:
+  private:
     backend::ConvWeights w_;
 };
 
 // Depthwise Conv1d(dim, dim, kernel, groups=dim), causal (ConvNeXt's dwconv). Cheap (runs at
 // 25/50 Hz), so plain loops. Tensors: <prefix>.weight [dim, 1, kernel], <prefix>.bias [dim].
 class CausalDepthwiseConv1d {
-public:
+  public:
     void load(const WeightMap& weights, const std::string& prefix, int dim, int kernel);
     int dim() const { return dim_; }
     int64_t history() const { return kernel_ - 1; }
     size_t state_floats() const { return size_t(history()) * size_t(dim_); }
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy) const;
 
-private:
+  private:
     int dim_ = 0;
     int kernel_ = 0;
     std::vector<float> w_;  // [kernel][dim] (tap-major, so the channel loop is contiguous)
@@ -65,9 +65,9 @@ private:
 // stride-1 convolutions, one per output phase r. Tensors: <prefix>.weight [c_in, c_out,
 // kernel], <prefix>.bias [c_out].
 class CausalConvTranspose1d {
-public:
-    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
-              int kernel, int stride);
+  public:
+    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int kernel,
+              int stride);
     int c_in() const { return c_in_; }
     int c_out() const { return c_out_; }
     int stride() const { return stride_; }
@@ -79,7 +79,7 @@ public:
     void forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y, int64_t ldy,
                  const backend::ExecContext& ctx) const;
 
-private:
+  private:
     int c_in_ = 0, c_out_ = 0, kernel_ = 0, stride_ = 1;
     std::vector<backend::ConvWeights> phases_;  // [stride]
 };

@@ -76,8 +76,7 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         backend::rms_norm(sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps, sc.k.data());
         backend::rope(sc.q.data(), n, s.n_head * hd, s.n_head, hd, sc.rope_cos.data(),
                       sc.rope_sin.data());
-        backend::rope(sc.k.data(), n, kvd, s.n_head_kv, hd, sc.rope_cos.data(),
-                      sc.rope_sin.data());
+        backend::rope(sc.k.data(), n, kvd, s.n_head_kv, hd, sc.rope_cos.data(), sc.rope_sin.data());
         float* kc = cache.keys(il);
         float* vc = cache.values(il);
         std::memcpy(kc + pos0 * kvd, sc.k.data(), size_t(n * kvd) * sizeof(float));

@@ -28,7 +28,7 @@ struct DecoderScratch {
 };
 
 class DecoderStack {
-public:
+  public:
     // prefix: "talker.model." or "talker.code_predictor.model."
     DecoderStack(const WeightMap& weights, const std::string& prefix, const DecoderStackShape& s);
 
@@ -41,7 +41,7 @@ public:
     void forward(const backend::ExecContext& ctx, float* x, int64_t n, KvCache& cache,
                  DecoderScratch& scratch, float* out) const;
 
-private:
+  private:
     struct Layer {
         const TensorView *q, *k, *v, *o, *gate, *up, *down;
         std::vector<float> in_norm, post_norm, q_norm, k_norm;

@@ -32,23 +32,27 @@ KvCache::KvCache(int64_t n_layer, int64_t capacity, int64_t kv_dim)
     if (p == MAP_FAILED) {
         const int err = errno;
         bytes_ = 0;
-        throw Error(ErrorCode::invalid_argument,
-                    "cannot reserve " + std::to_string(total) + " bytes (" +
-                        std::to_string(total >> 20) + " MiB) for a KV cache of " + shape +
-                        ", keys and values: " + std::strerror(err));
+        throw Error(ErrorCode::invalid_argument, "cannot reserve " + std::to_string(total) +
+                                                     " bytes (" + std::to_string(total >> 20) +
+                                                     " MiB) for a KV cache of " + shape +
+                                                     ", keys and values: " + std::strerror(err));
     }
     k_ = static_cast<float*>(p);
     v_ = k_ + bytes_ / sizeof(float);
 }
 
-KvCache::~KvCache() { release(); }
+KvCache::~KvCache() {
+    release();
+}
 
 void KvCache::release() {
     if (k_) ::munmap(k_, 2 * bytes_);
     k_ = v_ = nullptr;
 }
 
-KvCache::KvCache(KvCache&& o) noexcept { *this = std::move(o); }
+KvCache::KvCache(KvCache&& o) noexcept {
+    *this = std::move(o);
+}
 
 KvCache& KvCache::operator=(KvCache&& o) noexcept {
     if (this != &o) {

@@ -11,7 +11,7 @@
 namespace qwen3tts {
 
 class KvCache {
-public:
+  public:
     KvCache() = default;
     KvCache(int64_t n_layer, int64_t capacity, int64_t kv_dim);
     ~KvCache();
@@ -28,7 +28,7 @@ public:
     void set_length(int64_t n) { length_ = n; }
     void reset() { length_ = 0; }
 
-private:
+  private:
     void release();
     int64_t n_layer_ = 0, capacity_ = 0, kv_dim_ = 0, length_ = 0;
     float* k_ = nullptr;

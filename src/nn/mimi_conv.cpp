@@ -47,7 +47,8 @@ void MimiStridedConv1d::forward(float* x, int64_t n_in, float* state, float* y, 
     const int64_t h = history();
     const size_t row = sizeof(float) * size_t(c_in_);
     std::memcpy(x - h * c_in_, state, row * size_t(h));
-    backend::conv1d(ctx, w_, x - h * c_in_, int64_t(stride_) * c_in_, n_in / stride_, y, ldy, false);
+    backend::conv1d(ctx, w_, x - h * c_in_, int64_t(stride_) * c_in_, n_in / stride_, y, ldy,
+                    false);
     // The last h rows of [x - h, x + n_in) (partly old history when n_in < h).
     std::memmove(state, x + (n_in - h) * c_in_, row * size_t(h));
 }

@@ -49,8 +49,8 @@ class MimiSplitRvqEncoder {
 
   private:
     struct Codebook {
-        std::vector<float> embed;  // [size, dim]
-        backend::ConvWeights dist;      // rows [E_k, 1, ‖E_k‖²]: squared distances as one GEMM
+        std::vector<float> embed;   // [size, dim]
+        backend::ConvWeights dist;  // rows [E_k, 1, ‖E_k‖²]: squared distances as one GEMM
     };
     struct Rvq {
         bool has_proj = false;

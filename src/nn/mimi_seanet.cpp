@@ -60,7 +60,8 @@ double MimiSeanetEncoder::flops(int64_t n_samples) const {
     return f + last_.flops(rows);
 }
 
-std::vector<float> MimiSeanetEncoder::forward(const float* audio, int64_t n, const backend::ExecContext& ctx,
+std::vector<float> MimiSeanetEncoder::forward(const float* audio, int64_t n,
+                                              const backend::ExecContext& ctx,
                                               int64_t chunk_samples) const {
     QWEN3TTS_ASSERT(n > 0);
     const int64_t hop = s_.hop();

@@ -17,10 +17,11 @@ void MimiTransformerLayer::load(const WeightMap& weights, const std::string& pre
     post_norm_b_ = load_f32(weights, prefix + ".post_attention_layernorm.bias", {h});
     attn_scale_ = load_f32(weights, prefix + ".self_attn_layer_scale.scale", {h});
     mlp_scale_ = load_f32(weights, prefix + ".mlp_layer_scale.scale", {h});
-    qkv_ = load_stacked_linear(weights,
-                               {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
-                                prefix + ".self_attn.v_proj.weight"},
-                               {qd, kvd, kvd}, h);
+    qkv_ = load_stacked_linear(
+        weights,
+        {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
+         prefix + ".self_attn.v_proj.weight"},
+        {qd, kvd, kvd}, h);
     const auto wo = load_f32(weights, prefix + ".self_attn.o_proj.weight", {h, qd});
     o_ = backend::prepare_linear(wo.data(), h, qd, nullptr);
     const auto w1 = load_f32(weights, prefix + ".mlp.fc1.weight", {inter, h});

@@ -8,11 +8,10 @@
 #include <cstdint>
 #include <vector>
 
-
 namespace qwen3tts {
 
 class RopeFrequencies {
-public:
+  public:
     RopeFrequencies() = default;
     RopeFrequencies(double theta, int64_t head_dim);
 
@@ -20,7 +19,7 @@ public:
     // cos/sin [n, half] for positions pos0 .. pos0+n-1.
     void tables(int64_t pos0, int64_t n, float* cos_out, float* sin_out) const;
 
-private:
+  private:
     std::vector<float> inv_freq_;
 };
 

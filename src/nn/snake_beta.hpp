@@ -14,7 +14,7 @@ namespace qwen3tts {
 class WeightMap;
 
 class SnakeBeta {
-public:
+  public:
     // Tensors: <prefix>.alpha [dim], <prefix>.beta [dim].
     void load(const WeightMap& weights, const std::string& prefix, int dim);
     int dim() const { return int(a_.size()); }
@@ -22,7 +22,7 @@ public:
     void forward(const float* x, int64_t ldx, int64_t n_rows, float* y, int64_t ldy,
                  const backend::ExecContext& ctx) const;
 
-private:
+  private:
     std::vector<float> a_;      // exp(alpha)
     std::vector<float> inv_b_;  // 1 / (exp(beta) + 1e-9)
 };

@@ -29,7 +29,8 @@ class AttentiveStatsPooling {
     double flops(int64_t n_rows) const;
 
     // x [T, C] (row stride ldx) → [2C] = cat(weighted mean, weighted std).
-    std::vector<float> forward(const float* x, int64_t ldx, int64_t n_rows, const backend::ExecContext& ctx) const;
+    std::vector<float> forward(const float* x, int64_t ldx, int64_t n_rows,
+                               const backend::ExecContext& ctx) const;
 
   private:
     int channels_ = 0, attention_ = 0;

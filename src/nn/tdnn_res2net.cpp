@@ -70,9 +70,11 @@ void SeRes2NetBlock::forward(const float* x, int64_t ldx, int64_t n_rows, float*
     std::vector<float> mean(static_cast<size_t>(c));
     for (int j = 0; j < c; ++j) mean[size_t(j)] = float(acc[size_t(j)] / double(n_rows));
     std::vector<float> squeezed(size_t(se_conv1_.c_out()));
-    se_conv1_.forward(mean.data(), c, 1, squeezed.data(), se_conv1_.c_out(), {ctx.kernels, nullptr});
+    se_conv1_.forward(mean.data(), c, 1, squeezed.data(), se_conv1_.c_out(),
+                      {ctx.kernels, nullptr});
     std::vector<float> gate(static_cast<size_t>(c));
-    se_conv2_.forward(squeezed.data(), se_conv1_.c_out(), 1, gate.data(), c, {ctx.kernels, nullptr});
+    se_conv2_.forward(squeezed.data(), se_conv1_.c_out(), 1, gate.data(), c,
+                      {ctx.kernels, nullptr});
     for (float& g : gate) g = 1.0f / (1.0f + std::exp(-g));
 
     for (size_t t = 0; t < T; ++t) {

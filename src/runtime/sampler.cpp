@@ -36,7 +36,8 @@ void SamplingParams::validate(const char* who) const {
     if (!(temperature > 0.0f) || !std::isfinite(temperature))
         bad("temperature must be > 0, got " + std::to_string(temperature));
     if (top_k < 0) bad("top-k must be >= 0 (0 disables it), got " + std::to_string(top_k));
-    if (!(top_p > 0.0f && top_p <= 1.0f)) bad("top-p must be in (0, 1], got " + std::to_string(top_p));
+    if (!(top_p > 0.0f && top_p <= 1.0f))
+        bad("top-p must be in (0, 1], got " + std::to_string(top_p));
     if (!(repetition_penalty > 0.0f) || !std::isfinite(repetition_penalty))
         bad("repetition penalty must be > 0, got " + std::to_string(repetition_penalty));
 }
@@ -96,9 +97,8 @@ void Sampler::warp(float* z, int64_t vocab, const SamplingParams& p) {
         // among ties is deterministic.
         order_.resize(size_t(vocab));
         std::iota(order_.begin(), order_.end(), 0);
-        std::sort(order_.begin(), order_.end(), [z](int32_t a, int32_t b) {
-            return z[a] < z[b] || (z[a] == z[b] && a < b);
-        });
+        std::sort(order_.begin(), order_.end(),
+                  [z](int32_t a, int32_t b) { return z[a] < z[b] || (z[a] == z[b] && a < b); });
         const double mx = z[order_.back()];
         double total = 0;
         for (int32_t i : order_) total += std::exp(double(z[i]) - mx);

@@ -36,7 +36,7 @@ void apply_talker_processors(float* logits, int64_t vocab, const std::vector<int
                              int eos);
 
 class Sampler {
-public:
+  public:
     explicit Sampler(uint64_t seed = 0) : rng_(seed) {}
     void reseed(uint64_t seed) { rng_.reseed(seed); }
 
@@ -49,7 +49,7 @@ public:
     // removed) token; throws Error when no token can be chosen.
     int32_t choose(float* logits, int64_t vocab, const SamplingParams& p);
 
-private:
+  private:
     int32_t draw(const float* logits, int64_t vocab);
 
     Rng rng_;

@@ -79,8 +79,8 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     QWEN3TTS_ASSERT(prompt.hidden == H);
 
     // Generation stops at the end of the model's context like at the frame limit.
-    const int64_t max_tokens = std::min<int64_t>(params.max_new_tokens,
-                                                 tc.max_position_embeddings - prompt.length);
+    const int64_t max_tokens =
+        std::min<int64_t>(params.max_new_tokens, tc.max_position_embeddings - prompt.length);
     QWEN3TTS_ASSERT(max_tokens >= 1);  // build_prompt rejects prompts that fill the context
     // Reserve everything the loop needs.
     const int64_t capacity = prompt.length + max_tokens;
@@ -97,7 +97,7 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     talker_cache_.reset();
     talker_scratch_.reserve(talker.stack().shape(), prompt.length);
     sampler_.reseed(params.seed);
-    std::vector<float> x(prompt.embeds);               // [L, H] residual stream
+    std::vector<float> x(prompt.embeds);  // [L, H] residual stream
     std::vector<float> hidden(size_t(prompt.length * H));
     std::vector<float> logits(static_cast<size_t>(V));
     std::vector<int32_t> codes;
@@ -119,10 +119,10 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
         talker.logits(exec_, past_hidden, 1, logits.data());
         if (hooks.talker_logits) hooks.talker_logits(drawn, logits.data(), V);
         if (const int64_t i = first_non_finite(logits.data(), V); i >= 0)
-            fail_non_finite("talker logits of frame " + std::to_string(drawn) + " (codebook 0)",
-                            i, logits[size_t(i)]);
-        apply_talker_processors(logits.data(), V, distinct, drawn,
-                                params.talker.repetition_penalty, params.min_new_tokens, eos);
+            fail_non_finite("talker logits of frame " + std::to_string(drawn) + " (codebook 0)", i,
+                            logits[size_t(i)]);
+        apply_talker_processors(logits.data(), V, distinct, drawn, params.talker.repetition_penalty,
+                                params.min_new_tokens, eos);
         const int32_t token = sampler_.choose(logits.data(), V, params.talker);
         ++drawn;
         if (!seen[size_t(token)]) {
@@ -136,7 +136,8 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     st.prefill_ms = ms_since(t0);
     int64_t frame_index = 0;
     const auto choose_code = [&](int g, float* cp_logits) {
-        if (hooks.predictor_logits) hooks.predictor_logits(frame_index, g, cp_logits, predictor.vocab_size());
+        if (hooks.predictor_logits)
+            hooks.predictor_logits(frame_index, g, cp_logits, predictor.vocab_size());
         if (const int64_t i = first_non_finite(cp_logits, predictor.vocab_size()); i >= 0)
             fail_non_finite("code predictor logits of frame " + std::to_string(frame_index) +
                                 " (codebook " + std::to_string(g) + ")",

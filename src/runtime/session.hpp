@@ -51,7 +51,7 @@ struct GenerationStats {
 };
 
 class Session {
-public:
+  public:
     Session(std::shared_ptr<const TtsModel> model, const SessionOptions& options = {});
 
     const TtsModel& model() const { return *model_; }
@@ -65,7 +65,7 @@ public:
                                   const GenerationHooks& hooks = {},
                                   GenerationStats* stats = nullptr);
 
-private:
+  private:
     std::shared_ptr<const TtsModel> model_;
     std::unique_ptr<ThreadPool> pool_;
     backend::ExecContext exec_;

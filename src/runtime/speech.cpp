@@ -8,7 +8,8 @@ namespace qwen3tts {
 
 namespace {
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 

@@ -18,10 +18,9 @@ void AddedTokens::add(const std::string& content, int32_t id) {
 
 void AddedTokens::finish() {
     for (auto& bucket : by_first_byte_)
-        std::stable_sort(bucket.begin(), bucket.end(),
-                         [](const std::string* a, const std::string* b) {
-                             return a->size() > b->size();
-                         });
+        std::stable_sort(
+            bucket.begin(), bucket.end(),
+            [](const std::string* a, const std::string* b) { return a->size() > b->size(); });
 }
 
 std::vector<AddedTokens::Segment> AddedTokens::split(std::string_view text) const {

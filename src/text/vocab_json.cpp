@@ -87,11 +87,10 @@ std::unordered_map<std::string, int32_t> read_vocab_json(const std::string& path
     std::vector<const std::string*> token_of(n, nullptr);
     for (const auto& [token, id] : vocab) {
         if (size_t(id) >= n)
-            throw Error(ErrorCode::format, "tokenizer: " + path + ": token \"" + token +
-                                               "\" has id " + std::to_string(id) + ", but the " +
-                                               "file has " + std::to_string(n) +
-                                               " tokens (ids must be 0.." +
-                                               std::to_string(n - 1) + ")");
+            throw Error(ErrorCode::format,
+                        "tokenizer: " + path + ": token \"" + token + "\" has id " +
+                            std::to_string(id) + ", but the " + "file has " + std::to_string(n) +
+                            " tokens (ids must be 0.." + std::to_string(n - 1) + ")");
         if (const std::string* other = token_of[size_t(id)])
             throw Error(ErrorCode::format, "tokenizer: " + path + ": tokens \"" + *other +
                                                "\" and \"" + token + "\" share id " +

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "core/text_file.hpp"
 #include "core/error.hpp"
+#include "core/text_file.hpp"
 #include "weights/hf_cache.hpp"
 
 namespace qwen3tts {
@@ -79,8 +79,9 @@ std::string resolve_model_dir(const std::string& spec) {
     const std::string dir = find_local_model_dir(spec, true);
     if (!dir.empty()) return dir;
     const ModelRef ref = parse_model_ref(spec);
-    throw Error(ErrorCode::io, "model '" + spec + "' is neither a local directory nor in the "
-                                                  "Hugging Face cache at " +
+    throw Error(ErrorCode::io, "model '" + spec +
+                                   "' is neither a local directory nor in the "
+                                   "Hugging Face cache at " +
                                    hf_hub_cache_dir() + " (revision '" + ref.revision +
                                    "'); download it with `qwen3tts pull " + spec + "`");
 }

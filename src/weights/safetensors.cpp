@@ -42,8 +42,8 @@ std::vector<int64_t> unsigned_array(const nlohmann::json& v, const char* field,
             throw Error(ErrorCode::format, where + ": " + field + " holds " + x.dump() +
                                                ", not a non-negative integer");
         if (x.is_number_unsigned() && x.get<uint64_t>() > uint64_t(INT64_MAX))
-            throw Error(ErrorCode::format, where + ": " + field + " value " + x.dump() +
-                                               " is too large");
+            throw Error(ErrorCode::format,
+                        where + ": " + field + " value " + x.dump() + " is too large");
         out.push_back(x.get<int64_t>());
     }
     return out;
@@ -77,8 +77,9 @@ void check_shard_name(const std::string& file, const std::string& index,
     }
     if (!ok)
         throw Error(ErrorCode::format, index + ": weight_map entry " + tensor + " names shard '" +
-                                           file + "', which is not a file inside the model "
-                                                  "directory");
+                                           file +
+                                           "', which is not a file inside the model "
+                                           "directory");
 }
 
 }  // namespace
@@ -110,8 +111,8 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
             ::madvise(map_, size_, MADV_HUGEPAGE);
             size_t done = 0;
             while (done < size_) {
-                const ssize_t got = ::pread(fd, static_cast<char*>(map_) + done, size_ - done,
-                                            off_t(done));
+                const ssize_t got =
+                    ::pread(fd, static_cast<char*>(map_) + done, size_ - done, off_t(done));
                 if (got <= 0) {
                     const std::string why =
                         got == 0 ? "unexpected end of file" : std::strerror(errno);
@@ -127,8 +128,8 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
     ::close(fd);
     if (map_ == MAP_FAILED) {
         map_ = nullptr;
-        throw Error(ErrorCode::io, path + ": cannot map " + std::to_string(size_ >> 20) +
-                                       " MiB (" + std::strerror(errno) + ")");
+        throw Error(ErrorCode::io, path + ": cannot map " + std::to_string(size_ >> 20) + " MiB (" +
+                                       std::strerror(errno) + ")");
     }
     try {
         parse_header();
@@ -186,10 +187,10 @@ void SafetensorsFile::parse_header() {
             throw Error(ErrorCode::format, where + ": data_offsets must be [begin, end]");
         const auto begin = uint64_t(offsets[0]), end = uint64_t(offsets[1]);
         if (begin > end || end > data_size)
-            throw Error(ErrorCode::format,
-                        where + ": data offsets [" + std::to_string(begin) + ", " +
-                            std::to_string(end) + "] lie outside the " +
-                            std::to_string(data_size) + " data bytes (truncated or corrupt file)");
+            throw Error(ErrorCode::format, where + ": data offsets [" + std::to_string(begin) +
+                                               ", " + std::to_string(end) + "] lie outside the " +
+                                               std::to_string(data_size) +
+                                               " data bytes (truncated or corrupt file)");
         const size_t nbytes = checked_nbytes(t.shape, dtype_size(t.dtype), where);
         if (end - begin != nbytes)
             throw Error(ErrorCode::format, where + ": byte size " + std::to_string(end - begin) +
@@ -218,8 +219,10 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem, Load
     if (is_dir(path)) {
         const std::string single = path + "/" + stem + ".safetensors";
         const std::string index = single + ".index.json";
-        if (is_file(single)) target = single;
-        else if (is_file(index)) target = index;
+        if (is_file(single))
+            target = single;
+        else if (is_file(index))
+            target = index;
         else
             throw Error(ErrorCode::io, path + ": no " + stem + ".safetensors or " + stem +
                                            ".safetensors.index.json in this directory");
@@ -239,8 +242,8 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem, Load
             throw Error(ErrorCode::format, target + ": missing field 'weight_map'");
         for (auto it = index["weight_map"].begin(); it != index["weight_map"].end(); ++it) {
             if (!it.value().is_string())
-                throw Error(ErrorCode::format, target + ": weight_map entry " + it.key() +
-                                                   " is not a file name");
+                throw Error(ErrorCode::format,
+                            target + ": weight_map entry " + it.key() + " is not a file name");
             const std::string file = it.value().get<std::string>();
             check_shard_name(file, target, it.key());
             auto& shard = shards[file];
@@ -263,15 +266,16 @@ WeightMap WeightMap::open(const std::string& path, const std::string& stem, Load
     return w;
 }
 
-bool WeightMap::has(const std::string& name) const { return tensors_.count(name) != 0; }
+bool WeightMap::has(const std::string& name) const {
+    return tensors_.count(name) != 0;
+}
 
-const TensorView& WeightMap::get(const std::string& name,
-                                 const std::vector<int64_t>& shape) const {
+const TensorView& WeightMap::get(const std::string& name, const std::vector<int64_t>& shape) const {
     const auto it = tensors_.find(name);
     if (it == tensors_.end())
-        throw Error(ErrorCode::model, source_ + ": missing tensor " + name +
-                                          (shape.empty() ? "" : " (expected shape " +
-                                                                    shape_to_string(shape) + ")"));
+        throw Error(ErrorCode::model,
+                    source_ + ": missing tensor " + name +
+                        (shape.empty() ? "" : " (expected shape " + shape_to_string(shape) + ")"));
     if (!shape.empty() && it->second.shape != shape)
         throw Error(ErrorCode::model, source_ + ": tensor " + name + " has shape " +
                                           it->second.shape_str() + ", expected " +

@@ -21,7 +21,7 @@ namespace qwen3tts {
 enum class LoadMode { mmap, copy };
 
 class SafetensorsFile {
-public:
+  public:
     explicit SafetensorsFile(const std::string& path, LoadMode mode = LoadMode::mmap);
     ~SafetensorsFile();
     SafetensorsFile(const SafetensorsFile&) = delete;
@@ -32,7 +32,7 @@ public:
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
     size_t file_size() const { return size_; }
 
-private:
+  private:
     // Headers of real checkpoints are well under 1 MiB; the limit bounds the JSON parse.
     static constexpr uint64_t kMaxHeaderBytes = 100u << 20;
     void parse_header();
@@ -46,7 +46,7 @@ private:
 };
 
 class WeightMap {
-public:
+  public:
     // `path` is a .safetensors file, a .safetensors.index.json, or a directory holding
     // `<stem>.safetensors` or `<stem>.safetensors.index.json`.
     static WeightMap open(const std::string& path, const std::string& stem = "model",
@@ -55,8 +55,7 @@ public:
     bool has(const std::string& name) const;
     // Looks a tensor up by name; throws Error(model) naming the tensor when it is missing or
     // when `shape` (if given) differs.
-    const TensorView& get(const std::string& name,
-                          const std::vector<int64_t>& shape = {}) const;
+    const TensorView& get(const std::string& name, const std::vector<int64_t>& shape = {}) const;
     // get() for weights that must be floating point (f32, bf16, f16).
     const TensorView& get_float(const std::string& name,
                                 const std::vector<int64_t>& shape = {}) const;
@@ -67,7 +66,7 @@ public:
     const std::string& source() const { return source_; }
     size_t total_bytes() const;
 
-private:
+  private:
     std::string source_;
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
     std::map<std::string, TensorView> tensors_;

@@ -13,8 +13,9 @@ namespace {
 
 TEST(CApi, GreedyCodesMatchTheReference) {
     qwen3tts_model* model = nullptr;
-    ASSERT_EQ(qwen3tts_model_load(qwen3tts::testing::model_dir("tiny-custom_voice").c_str(), &model),
-              QWEN3TTS_OK)
+    ASSERT_EQ(
+        qwen3tts_model_load(qwen3tts::testing::model_dir("tiny-custom_voice").c_str(), &model),
+        QWEN3TTS_OK)
         << qwen3tts_last_error();
     qwen3tts_synthesizer* synth = nullptr;
     ASSERT_EQ(qwen3tts_synthesizer_new(model, 2, &synth), QWEN3TTS_OK) << qwen3tts_last_error();
@@ -25,8 +26,9 @@ TEST(CApi, GreedyCodesMatchTheReference) {
     opts.max_frames = 10;
     int32_t* codes = nullptr;
     size_t frames = 0;
-    ASSERT_EQ(qwen3tts_generate_codes(synth, "Hello world, this is a test.", &opts, &codes, &frames),
-              QWEN3TTS_OK)
+    ASSERT_EQ(
+        qwen3tts_generate_codes(synth, "Hello world, this is a test.", &opts, &codes, &frames),
+        QWEN3TTS_OK)
         << qwen3tts_last_error();
     const auto ref = qwen3tts::testing::golden("tiny-custom_voice", "cv_en_ryan__codes").to_i64();
     ASSERT_EQ(frames * 16, ref.size());
@@ -54,8 +56,9 @@ TEST(CApi, ErrorsAreCodesWithMessages) {
     EXPECT_NE(std::string(qwen3tts_last_error()).find("/nonexistent/model"), std::string::npos);
     EXPECT_EQ(qwen3tts_model_load(nullptr, &model), QWEN3TTS_ERR_INVALID_ARGUMENT);
 
-    ASSERT_EQ(qwen3tts_model_load(qwen3tts::testing::model_dir("tiny-custom_voice").c_str(), &model),
-              QWEN3TTS_OK);
+    ASSERT_EQ(
+        qwen3tts_model_load(qwen3tts::testing::model_dir("tiny-custom_voice").c_str(), &model),
+        QWEN3TTS_OK);
     qwen3tts_synthesizer* synth = nullptr;
     ASSERT_EQ(qwen3tts_synthesizer_new(model, 1, &synth), QWEN3TTS_OK);
     qwen3tts_options opts{};
@@ -64,7 +67,8 @@ TEST(CApi, ErrorsAreCodesWithMessages) {
     size_t frames = 0;
     EXPECT_EQ(qwen3tts_generate_codes(synth, "hi", &opts, &codes, &frames),
               QWEN3TTS_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(qwen3tts_last_error()).find("unknown speaker 'nobody'"), std::string::npos);
+    EXPECT_NE(std::string(qwen3tts_last_error()).find("unknown speaker 'nobody'"),
+              std::string::npos);
     EXPECT_EQ(codes, nullptr);
     qwen3tts_synthesizer_free(synth);
     qwen3tts_model_free(model);

@@ -26,9 +26,9 @@ std::string read_file(const std::string& path) {
 std::string edited_checkpoint(const std::string& name, const std::function<void(json&)>& edit) {
     const std::string src = testing::model_dir("tiny-custom_voice");
     const std::string dir = testing::tmp_dir() + "/bad_config_" + name;
-    run_shell("rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir) +
-              " && for f in " + shell_quote(src) + "/*; do ln -s \"$f\" " + shell_quote(dir) +
-              "/; done && rm " + shell_quote(dir + "/config.json"));
+    run_shell("rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir) + " && for f in " +
+              shell_quote(src) + "/*; do ln -s \"$f\" " + shell_quote(dir) + "/; done && rm " +
+              shell_quote(dir + "/config.json"));
     json cfg = json::parse(read_file(src + "/config.json"));
     edit(cfg);
     std::ofstream(dir + "/config.json") << cfg.dump(2);
@@ -36,15 +36,16 @@ std::string edited_checkpoint(const std::string& name, const std::function<void(
 }
 
 std::string codes_args(const std::string& dir, const std::string& out) {
-    return "codes --model " + shell_quote(dir) + " --speaker ryan --language english --greedy "
-           "--text 'Hello world.' --out " + shell_quote(out);
+    return "codes --model " + shell_quote(dir) +
+           " --speaker ryan --language english --greedy "
+           "--text 'Hello world.' --out " +
+           shell_quote(out);
 }
 
 TEST(CliBadConfig, CodecEosIdOutsideTheVocabularyIsAClearError) {
     // The session writes logits[codec_eos_token_id]: 100000 would be far past the 3072 logits.
-    const std::string dir = edited_checkpoint("eos", [](json& c) {
-        c["talker_config"]["codec_eos_token_id"] = 100000;
-    });
+    const std::string dir = edited_checkpoint(
+        "eos", [](json& c) { c["talker_config"]["codec_eos_token_id"] = 100000; });
     const std::string out = testing::tmp_dir() + "/bad_config_eos.npy";
     const auto r = run_cli(codes_args(dir, out) + " --max-frames 4");
     EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -56,9 +57,8 @@ TEST(CliBadConfig, CodecEosIdOutsideTheVocabularyIsAClearError) {
 
 TEST(CliBadConfig, HugeMaxFramesStopsAtTheContext) {
     // A short context keeps the run short; INT_MAX frames used to overflow max_frames + 1.
-    const std::string dir = edited_checkpoint("context", [](json& c) {
-        c["talker_config"]["max_position_embeddings"] = 40;
-    });
+    const std::string dir = edited_checkpoint(
+        "context", [](json& c) { c["talker_config"]["max_position_embeddings"] = 40; });
     const std::string out = testing::tmp_dir() + "/bad_config_context.npy";
     const auto r = run_cli(codes_args(dir, out) + " --max-frames 2147483647");
     ASSERT_EQ(r.exit_code, 0) << r.output;

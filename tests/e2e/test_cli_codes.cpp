@@ -1,7 +1,6 @@
 // The qwen3tts CLI as a user runs it: `codes` and `info` on the three tiny checkpoints, and
 // one clear error line (never a crash) for each kind of bad input.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,17 +19,24 @@ using testing::run_cli;
 using testing::run_shell;
 using testing::shell_quote;
 
-std::string model(const std::string& v) { return shell_quote(testing::model_dir(v)); }
-std::string out_path(const std::string& name) { return testing::tmp_dir() + "/cli_" + name; }
+std::string model(const std::string& v) {
+    return shell_quote(testing::model_dir(v));
+}
+std::string out_path(const std::string& name) {
+    return testing::tmp_dir() + "/cli_" + name;
+}
 
-std::vector<int64_t> load_codes(const std::string& path) { return read_npy(path).to_i64(); }
+std::vector<int64_t> load_codes(const std::string& path) {
+    return read_npy(path).to_i64();
+}
 
 // A copy of a tiny checkpoint made of symlinks, so one file can be replaced or broken.
-std::string checkpoint_copy(const std::string& name, const std::string& variant = "tiny-custom_voice") {
+std::string checkpoint_copy(const std::string& name,
+                            const std::string& variant = "tiny-custom_voice") {
     const std::string dir = testing::tmp_dir() + "/ckpt_" + name;
-    run_shell("rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir) +
-              " && for f in " + shell_quote(testing::model_dir(variant)) + "/*; do ln -s \"$f\" " +
-              shell_quote(dir) + "/; done");
+    run_shell("rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir) + " && for f in " +
+              shell_quote(testing::model_dir(variant)) + "/*; do ln -s \"$f\" " + shell_quote(dir) +
+              "/; done");
     return dir;
 }
 
@@ -63,8 +69,7 @@ TEST(CliCodes, GreedyCodesMatchTheReferenceForEachVariant) {
         std::string variant, args, golden_tag;
     } cases[] = {
         {"tiny-custom_voice",
-         "--speaker Ryan --language English --text 'Hello world, this is a test.'",
-         "cv_en_ryan"},
+         "--speaker Ryan --language English --text 'Hello world, this is a test.'", "cv_en_ryan"},
         {"tiny-voice_design",
          "--language English --text 'Hello world, this is a test.' --instruct 'A warm, "
          "low-pitched male voice, speaking slowly and calmly.'",
@@ -91,18 +96,20 @@ TEST(CliCodes, NoMmapLoadGivesTheSameCodes) {
     const std::string out = out_path("nommap.npy");
     const auto r = run_cli("codes --no-mmap --model " + model("tiny-custom_voice") +
                            " --speaker ryan --language english --greedy --max-frames 10 "
-                           "--text 'Hello world, this is a test.' --out " + shell_quote(out));
+                           "--text 'Hello world, this is a test.' --out " +
+                           shell_quote(out));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(load_codes(out), testing::golden("tiny-custom_voice", "cv_en_ryan__codes").to_i64());
 }
 
 TEST(CliCodes, TextFromStdin) {
     const std::string out = out_path("stdin.npy");
-    const auto r = run_shell("printf 'Hello world, this is a test.' | " +
-                             shell_quote(QWEN3TTS_CLI) + " codes --model " +
-                             model("tiny-custom_voice") +
-                             " --speaker ryan --language english --greedy --max-frames 10 --text - "
-                             "--out " + shell_quote(out));
+    const auto r =
+        run_shell("printf 'Hello world, this is a test.' | " + shell_quote(QWEN3TTS_CLI) +
+                  " codes --model " + model("tiny-custom_voice") +
+                  " --speaker ryan --language english --greedy --max-frames 10 --text - "
+                  "--out " +
+                  shell_quote(out));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(load_codes(out), testing::golden("tiny-custom_voice", "cv_en_ryan__codes").to_i64());
 }
@@ -112,7 +119,8 @@ TEST(CliCodes, SameSeedSameCodesOtherSeedOtherCodes) {
         const std::string out = out_path(name);
         const auto r = run_cli("codes --model " + model("tiny-custom_voice") +
                                " --speaker vivian --text 'Sampling is seeded.' --max-frames 12 "
-                               "--seed " + std::to_string(seed) + " --out " + shell_quote(out));
+                               "--seed " +
+                               std::to_string(seed) + " --out " + shell_quote(out));
         EXPECT_EQ(r.exit_code, 0) << r.output;
         return load_codes(out);
     };
@@ -214,7 +222,8 @@ TEST(CliBrokenCheckpoint, MissingFilesAreNamed) {
 
 TEST(CliBrokenCheckpoint, TruncatedSafetensors) {
     const std::string dir = checkpoint_copy("trunc");
-    const std::string bytes = read_file(testing::model_dir("tiny-custom_voice") + "/model.safetensors");
+    const std::string bytes =
+        read_file(testing::model_dir("tiny-custom_voice") + "/model.safetensors");
     replace_file(dir, "model.safetensors", bytes.substr(0, bytes.size() / 2));
     const auto r = run_cli("info --model " + shell_quote(dir));
     EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -241,8 +250,9 @@ TEST(CliBrokenCheckpoint, WrongShapeAndWrongDtypeNameTheTensor) {
                  }));
     auto r = run_cli("info --model " + shell_quote(dir));
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("tensor talker.codec_head.weight has shape [1536, 64], expected [3072, 32]"),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find("tensor talker.codec_head.weight has shape [1536, 64], expected [3072, 32]"),
+        std::string::npos)
         << r.output;
 
     const std::string dir2 = checkpoint_copy("dtype");
@@ -269,7 +279,8 @@ TEST(CliBrokenCheckpoint, WrongShapeAndWrongDtypeNameTheTensor) {
 
 TEST(CliBrokenCheckpoint, ConfigFieldErrorsNameTheField) {
     const std::string dir = checkpoint_copy("config");
-    auto cfg = nlohmann::json::parse(read_file(testing::model_dir("tiny-custom_voice") + "/config.json"));
+    auto cfg =
+        nlohmann::json::parse(read_file(testing::model_dir("tiny-custom_voice") + "/config.json"));
     cfg["talker_config"].erase("num_hidden_layers");
     replace_file(dir, "config.json", cfg.dump());
     auto r = run_cli("info --model " + shell_quote(dir));
@@ -286,7 +297,8 @@ TEST(CliBrokenCheckpoint, ConfigFieldErrorsNameTheField) {
 TEST(CliWarnings, InstructionTo06BCustomVoiceIsDroppedWithAWarning) {
     // The official code drops `instruct` for tts_model_size "0b6": same frames as without it.
     const std::string dir = checkpoint_copy("size06");
-    auto cfg = nlohmann::json::parse(read_file(testing::model_dir("tiny-custom_voice") + "/config.json"));
+    auto cfg =
+        nlohmann::json::parse(read_file(testing::model_dir("tiny-custom_voice") + "/config.json"));
     cfg["tts_model_size"] = "0b6";
     replace_file(dir, "config.json", cfg.dump());
     const std::string with = out_path("instr.npy"), without = out_path("noinstr.npy");

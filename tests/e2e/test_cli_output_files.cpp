@@ -2,10 +2,9 @@
 // devices and FIFOs are written into, never replaced; a symlink stays a symlink and its target
 // gets the content; a replaced file keeps its mode; a 250-byte name works; an interrupted run
 // (SIGINT, SIGTERM, SIGHUP) leaves no temporary file and the target as it was.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
 #include <glob.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -37,9 +36,9 @@ const std::string kSynth = " --model " + shell_quote(kModel) +
                            "--text 'Hello world, this is a test.'";
 const std::string kSpeak = "speak" + kSynth;
 const std::string kCodes = "codes" + kSynth;
-const std::string kDecode = "decode --model " + shell_quote(kModel) + " --codes " +
-                            shell_quote(testing::golden_dir("tiny-custom_voice") +
-                                        "/codec_rand_codes.npy");
+const std::string kDecode =
+    "decode --model " + shell_quote(kModel) + " --codes " +
+    shell_quote(testing::golden_dir("tiny-custom_voice") + "/codec_rand_codes.npy");
 constexpr long kWavBytes = 44 + 2 * 19200;     // 10 frames of PCM16 at 24 kHz
 constexpr long kDecodeBytes = 44 + 2 * 38400;  // the 20 frames of codec_rand_codes.npy
 constexpr long kCodesBytes = 128 + 10 * 16 * 8;
@@ -214,7 +213,8 @@ TEST(CliOutputFiles, LongFileNameWorks) {
     struct {
         std::string cmd, ext;
         long size;
-    } cases[] = {{kSpeak, ".wav", kWavBytes}, {kCodes, ".npy", kCodesBytes},
+    } cases[] = {{kSpeak, ".wav", kWavBytes},
+                 {kCodes, ".npy", kCodesBytes},
                  {kDecode, ".wav", kDecodeBytes}};
     for (const auto& [cmd, ext, size] : cases) {
         const std::string out = dir + "/" + std::string(250 - ext.size(), 'n') + ext;

@@ -2,7 +2,6 @@
 // independent reader (sox/soxi) to the right rate and length; streaming to stdout; the
 // waveform equals the official one; bad input gives a clear error and leaves no file behind.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
@@ -17,8 +16,12 @@ using testing::run_cli;
 using testing::run_shell;
 using testing::shell_quote;
 
-std::string model(const std::string& v) { return shell_quote(testing::model_dir(v)); }
-std::string out_path(const std::string& name) { return testing::tmp_dir() + "/speak_" + name; }
+std::string model(const std::string& v) {
+    return shell_quote(testing::model_dir(v));
+}
+std::string out_path(const std::string& name) {
+    return testing::tmp_dir() + "/speak_" + name;
+}
 bool exists(const std::string& p) {
     struct stat st;
     return ::stat(p.c_str(), &st) == 0;
@@ -80,8 +83,10 @@ TEST(CliSpeak, EveryFormatDecodesBackToTheRightRateAndLength) {
         EXPECT_EQ(rate.output, "24000\n") << f.ext;
         const auto len = run_shell("soxi -s " + shell_quote(out));
         const long n = std::stol(len.output);
-        if (f.exact) EXPECT_EQ(n, 19200) << f.ext;
-        else EXPECT_TRUE(n >= 19200 && n <= 19200 + 3 * 1152) << f.ext << ": " << n;
+        if (f.exact)
+            EXPECT_EQ(n, 19200) << f.ext;
+        else
+            EXPECT_TRUE(n >= 19200 && n <= 19200 + 3 * 1152) << f.ext << ": " << n;
     }
     // Ogg/Opus: Debian's sox cannot read Opus; the Ogg header and granule positions are checked
     // by the audio layer's tests, here only that a valid Ogg stream came out.
@@ -131,8 +136,9 @@ TEST(CliDecode, BadCodesAndPathsAreClearErrorsAndLeaveNoFile) {
     std::vector<int64_t> bad(32, 5);
     bad[16 + 3] = 2048;
     const std::string out = out_path("never.wav");
-    auto r = run_cli("decode --model " + model("tiny-custom_voice") + " --codes " +
-                     shell_quote(write_codes("bad.npy", bad, {2, 16})) + " --out " + shell_quote(out));
+    auto r =
+        run_cli("decode --model " + model("tiny-custom_voice") + " --codes " +
+                shell_quote(write_codes("bad.npy", bad, {2, 16})) + " --out " + shell_quote(out));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("code 2048 at frame 1, codebook 3 is outside [0, 2048)"),
               std::string::npos)
@@ -160,8 +166,8 @@ TEST(CliDecode, BadCodesAndPathsAreClearErrorsAndLeaveNoFile) {
     EXPECT_FALSE(exists(out));
 
     // A failure after the output was opened leaves neither the file nor its temporary.
-    r = run_cli("speak --model " + model("tiny-custom_voice") + " --speaker nobody --text hi --out " +
-                shell_quote(out));
+    r = run_cli("speak --model " + model("tiny-custom_voice") +
+                " --speaker nobody --text hi --out " + shell_quote(out));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_FALSE(exists(out));
     EXPECT_EQ(run_shell("ls " + shell_quote(testing::tmp_dir()) + " | grep -c 'never.wav'").output,

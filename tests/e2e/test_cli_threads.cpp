@@ -11,11 +11,10 @@ namespace qwen3tts {
 namespace {
 
 testing::CommandResult codes(const std::string& extra) {
-    return testing::run_cli("codes --model " +
-                            testing::shell_quote(testing::model_dir("tiny-custom_voice")) +
-                            " --speaker ryan --greedy --max-frames 3 --text Hi --out " +
-                            testing::shell_quote(testing::tmp_dir() + "/threads.npy") + " " +
-                            extra);
+    return testing::run_cli(
+        "codes --model " + testing::shell_quote(testing::model_dir("tiny-custom_voice")) +
+        " --speaker ryan --greedy --max-frames 3 --text Hi --out " +
+        testing::shell_quote(testing::tmp_dir() + "/threads.npy") + " " + extra);
 }
 
 TEST(CliThreads, NegativeIsAnError) {

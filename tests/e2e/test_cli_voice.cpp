@@ -2,7 +2,6 @@
 // speech, in-context and x-vector-only, against the official codes; and one clear error for
 // each kind of bad reference.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
@@ -19,8 +18,12 @@ using testing::run_cli;
 using testing::run_shell;
 using testing::shell_quote;
 
-std::string tmp(const std::string& name) { return testing::tmp_dir() + "/voice_" + name; }
-std::string base_model() { return shell_quote(testing::model_dir("tiny-base")); }
+std::string tmp(const std::string& name) {
+    return testing::tmp_dir() + "/voice_" + name;
+}
+std::string base_model() {
+    return shell_quote(testing::model_dir("tiny-base"));
+}
 const std::string kFox = "The quick brown fox jumps over the lazy dog.";
 const std::string kHello = "Hello world, this is a test.";
 
@@ -41,23 +44,24 @@ std::string wav_of(const std::string& name, const std::vector<float>& samples, i
 
 std::vector<int64_t> codes_of(const std::string& args, const std::string& name) {
     const std::string out = tmp(name);
-    const auto r = run_cli("codes --model " + base_model() + " --language english --greedy "
-                           "--max-frames 10 --text " + shell_quote(kHello) + " " + args +
-                           " --out " + shell_quote(out));
+    const auto r = run_cli("codes --model " + base_model() +
+                           " --language english --greedy "
+                           "--max-frames 10 --text " +
+                           shell_quote(kHello) + " " + args + " --out " + shell_quote(out));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return r.exit_code == 0 ? read_npy(out).to_i64() : std::vector<int64_t>{};
 }
 
 TEST(CliVoice, InContextCloneMatchesTheOfficialCodes) {
-    const auto codes = codes_of("--ref-audio " + shell_quote(reference_wav()) + " --ref-text " +
-                                    shell_quote(kFox),
-                                "icl.npy");
+    const auto codes =
+        codes_of("--ref-audio " + shell_quote(reference_wav()) + " --ref-text " + shell_quote(kFox),
+                 "icl.npy");
     EXPECT_EQ(codes, testing::golden("tiny-base", "vc_icl_en__codes").to_i64());
 }
 
 TEST(CliVoice, XVectorOnlyCloneMatchesTheOfficialCodes) {
-    const auto codes = codes_of("--ref-audio " + shell_quote(reference_wav()) + " --x-vector-only",
-                                "xvec.npy");
+    const auto codes =
+        codes_of("--ref-audio " + shell_quote(reference_wav()) + " --x-vector-only", "xvec.npy");
     EXPECT_EQ(codes, testing::golden("tiny-base", "vc_xvec_en__codes").to_i64());
 }
 
@@ -114,7 +118,8 @@ std::string voice_args(const std::string& ref, const std::string& extra = "--x-v
 std::vector<BadVoice> bad_voices() {
     const std::vector<float> half_second(12000, 0.1f);
     std::vector<float> silence(48000, 0.0f), long_tone(24000 * 5);
-    for (size_t i = 0; i < long_tone.size(); ++i) long_tone[i] = 0.3f * float(std::sin(0.05 * double(i)));
+    for (size_t i = 0; i < long_tone.size(); ++i)
+        long_tone[i] = 0.3f * float(std::sin(0.05 * double(i)));
     return {
         {"missing_file", voice_args("/nonexistent/ref.wav"), "/nonexistent/ref.wav"},
         {"not_audio", voice_args(testing::model_dir("tiny-base") + "/config.json"), "config.json"},
@@ -134,9 +139,9 @@ std::vector<BadVoice> bad_voices() {
              " --text hi --out " + shell_quote(tmp("x.npy")),
          "not a qwen3tts voice file"},
         {"clone_with_custom_voice_model",
-         "voice --model " + shell_quote(testing::model_dir("tiny-custom_voice")) +
-             " --ref-audio " + shell_quote(wav_of("tone2.wav", long_tone, 24000)) +
-             " --x-vector-only --out " + shell_quote(tmp("bad.voice")),
+         "voice --model " + shell_quote(testing::model_dir("tiny-custom_voice")) + " --ref-audio " +
+             shell_quote(wav_of("tone2.wav", long_tone, 24000)) + " --x-vector-only --out " +
+             shell_quote(tmp("bad.voice")),
          "voice cloning needs a Base model"},
     };
 }
@@ -147,9 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Cases, CliVoiceErrors, ::testing::ValuesIn(bad_voices()
 // Its own voice file: one made by another test may not exist yet when ctest runs this alone.
 TEST(CliVoice, VoiceFileWithACustomVoiceModelIsRefused) {
     const std::string voice = tmp("for_custom.voice");
-    const auto made = run_cli("voice --model " + base_model() + " --ref-audio " +
-                              shell_quote(reference_wav()) + " --x-vector-only --out " +
-                              shell_quote(voice));
+    const auto made =
+        run_cli("voice --model " + base_model() + " --ref-audio " + shell_quote(reference_wav()) +
+                " --x-vector-only --out " + shell_quote(voice));
     ASSERT_EQ(made.exit_code, 0) << made.output;
     const auto r = run_cli("codes --model " + shell_quote(testing::model_dir("tiny-custom_voice")) +
                            " --speaker ryan --voice " + shell_quote(voice) + " --text hi --out " +

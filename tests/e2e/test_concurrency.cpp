@@ -3,7 +3,6 @@
 // Synthesizers in two threads share the process-wide worker threads and give the same codes
 // as solo runs.
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <atomic>
@@ -35,7 +34,9 @@ SynthesisOptions options(const Model& model, bool greedy, uint64_t seed) {
     return o;
 }
 
-Model tiny() { return Model::load(testing::model_dir("tiny-custom_voice")); }
+Model tiny() {
+    return Model::load(testing::model_dir("tiny-custom_voice"));
+}
 
 TEST(Concurrency, SecondCallerOfABusySynthesizerGetsTheError) {
     const Model model = tiny();
@@ -89,11 +90,15 @@ TEST(Concurrency, TwoThreadsHammeringOneSynthesizerNeverGetWrongCodes) {
     auto hammer = [&] {
         for (int i = 0; i < 15; ++i) {
             try {
-                if (synth.generate_codes(kText, o) == expected) ok.fetch_add(1);
-                else wrong.fetch_add(1);
+                if (synth.generate_codes(kText, o) == expected)
+                    ok.fetch_add(1);
+                else
+                    wrong.fetch_add(1);
             } catch (const Error& e) {
-                if (std::string(e.what()) == kBusy) busy.fetch_add(1);
-                else wrong.fetch_add(1);
+                if (std::string(e.what()) == kBusy)
+                    busy.fetch_add(1);
+                else
+                    wrong.fetch_add(1);
             }
         }
     };
@@ -120,8 +125,10 @@ TEST(Concurrency, CApiTwoThreadsOnOneSynthesizerNeverGetWrongCodes) {
         int32_t* codes = nullptr;
         size_t frames = 0;
         const int rc = qwen3tts_generate_codes(synth, kText, &opts, &codes, &frames);
-        if (rc == QWEN3TTS_OK) out->assign(codes, codes + frames * 16);
-        else *error = std::to_string(rc) + ": " + qwen3tts_last_error();
+        if (rc == QWEN3TTS_OK)
+            out->assign(codes, codes + frames * 16);
+        else
+            *error = std::to_string(rc) + ": " + qwen3tts_last_error();
         qwen3tts_free(codes);
         return rc;
     };
@@ -134,8 +141,10 @@ TEST(Concurrency, CApiTwoThreadsOnOneSynthesizerNeverGetWrongCodes) {
         for (int i = 0; i < 15; ++i) {
             std::vector<int32_t> codes;
             std::string e;
-            if (run(&codes, &e) == QWEN3TTS_OK) (codes == expected ? ok : wrong).fetch_add(1);
-            else (e == busy_error ? busy : wrong).fetch_add(1);
+            if (run(&codes, &e) == QWEN3TTS_OK)
+                (codes == expected ? ok : wrong).fetch_add(1);
+            else
+                (e == busy_error ? busy : wrong).fetch_add(1);
         }
     };
     std::thread t1(hammer), t2(hammer);

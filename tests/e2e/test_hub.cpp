@@ -21,8 +21,8 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/npy.hpp"
-#include "support/test_support.hpp"
 #include "hub/hub_pull.hpp"
+#include "support/test_support.hpp"
 #include "weights/model_dir.hpp"
 
 extern char** environ;
@@ -324,11 +324,11 @@ TEST_F(HubTest, OpaqueEtagDownloadIsStillChecked) {
     const std::string weights = " --quiet --include model.safetensors";
     auto r = cli(std::string("pull ") + kRepo + weights);
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("checksum mismatch for Qwen/Tiny-Test/model.safetensors: expected "
-                            "sha256 " +
-                            manifest_[kRepo]["files"]["model.safetensors"]["etag"]
-                                .get<std::string>()),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find("checksum mismatch for Qwen/Tiny-Test/model.safetensors: expected "
+                      "sha256 " +
+                      manifest_[kRepo]["files"]["model.safetensors"]["etag"].get<std::string>()),
+        std::string::npos)
         << r.output;
     EXPECT_EQ(blobs_listing(repo_dir()), "");
     EXPECT_FALSE(exists(snapshot()));
@@ -438,8 +438,7 @@ TEST_F(HubTest, ModelArgumentDownloadsOnFirstUse) {
     clear_log();
     ::setenv("HF_HUB_OFFLINE", "1", 1);
     EXPECT_EQ(qwen3tts::resolve_or_pull_model_dir(kRepo), snapshot());
-    EXPECT_EQ(qwen3tts::resolve_or_pull_model_dir(std::string(kRepo) + "@" + commit()),
-              snapshot());
+    EXPECT_EQ(qwen3tts::resolve_or_pull_model_dir(std::string(kRepo) + "@" + commit()), snapshot());
     EXPECT_TRUE(requests().empty());
 
     qwen3tts::set_log_sink(nullptr);
@@ -572,7 +571,8 @@ TEST_F(HubTest, CodesRunOnAModelDownloadedOnFirstUse) {
     const std::string out = qt::tmp_dir() + "/hub_codes.npy";
     const auto r = cli(std::string("codes --model ") + kRepo +
                        " --speaker ryan --language english --greedy --max-frames 10 "
-                       "--text 'Hello world, this is a test.' --out " + qt::shell_quote(out));
+                       "--text 'Hello world, this is a test.' --out " +
+                       qt::shell_quote(out));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(qwen3tts::read_npy(out).to_i64(),
               qt::golden("tiny-custom_voice", "cv_en_ryan__codes").to_i64());

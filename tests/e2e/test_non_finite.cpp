@@ -51,9 +51,9 @@ TEST(NonFinite, NanInTheTalkerHeadFailsAtFrameZero) {
     const auto r =
         codes(checkpoint_with_nan("talker", "talker.codec_head.weight", 5 * 32), "talker");
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.output.find(
-                  "talker logits of frame 0 (codebook 0) are not finite (index 5 is nan)"),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find("talker logits of frame 0 (codebook 0) are not finite (index 5 is nan)"),
+        std::string::npos)
         << r.output;
 }
 

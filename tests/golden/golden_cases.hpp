@@ -108,7 +108,9 @@ inline PromptRequest request(const GoldenCase& c, const VoiceClonePrompt* voice)
     return req;
 }
 
-inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.variant << "/" << c.tag; }
+inline void PrintTo(const GoldenCase& c, std::ostream* os) {
+    *os << c.variant << "/" << c.tag;
+}
 
 inline std::string case_name(const GoldenCase& c) {
     std::string v = c.variant + "_" + c.tag;

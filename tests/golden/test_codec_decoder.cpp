@@ -22,7 +22,7 @@ std::string codec_dir(const std::string& variant) {
 }
 
 class CodecDecoderGolden : public ::testing::TestWithParam<std::string> {
-protected:
+  protected:
     void SetUp() override {
         const std::string dir = codec_dir(GetParam());
         namespace fs = std::filesystem;
@@ -78,12 +78,14 @@ TEST_P(CodecDecoderGolden, EveryStageTapMatches) {
         channels[name] = ch;
     });
     stream->decode_frames(ids_.data(), n_frames_);
-    const char* const taps[] = {"quantizer", "pre_conv",  "pre_transformer", "upsample0", "upsample1",
-                                "decoder0",  "decoder1",  "decoder2",        "decoder6"};
+    const char* const taps[] = {"quantizer", "pre_conv",  "pre_transformer",
+                                "upsample0", "upsample1", "decoder0",
+                                "decoder1",  "decoder2",  "decoder6"};
     for (const char* tap : taps) {
         SCOPED_TRACE(tap);
         ASSERT_TRUE(rows.count(tap)) << "no tap " << tap;
-        const NpyArray ref = testing::golden(GetParam(), std::string("codec_decode_tap__dec_") + tap + "_out");
+        const NpyArray ref =
+            testing::golden(GetParam(), std::string("codec_decode_tap__dec_") + tap + "_out");
         const auto ref_f = ref.to_f32();
         ASSERT_EQ(ref.shape.size(), 3u);
         const std::vector<float>& got_tm = rows[tap];  // [T, C]
@@ -97,7 +99,8 @@ TEST_P(CodecDecoderGolden, EveryStageTapMatches) {
             ASSERT_EQ(ref.shape[1], ch);
             const int64_t t_len = ref.shape[2];
             for (int64_t t = 0; t < t_len; ++t)
-                for (int c = 0; c < ch; ++c) got[size_t(c * t_len + t)] = got_tm[size_t(t * ch + c)];
+                for (int c = 0; c < ch; ++c)
+                    got[size_t(c * t_len + t)] = got_tm[size_t(t * ch + c)];
         }
         const auto d = testing::compare(got, ref_f);
         EXPECT_LE(d.max_abs, 1e-4 * std::max(1.0, d.max_ref))

@@ -93,7 +93,8 @@ TEST_P(CodecEncoderGolden, SpeechCodesMatchReference) {
 TEST_P(CodecEncoderGolden, TwoThreadsGiveTheSameCodes) {
     const auto wav = audio("audio_ref_24k");
     ThreadPool pool(2);
-    expect_codes(encoder_->encode(wav, {backend::KernelSet::fast, &pool}), "codec_encode_ref_codes", int64_t(wav.size()));
+    expect_codes(encoder_->encode(wav, {backend::KernelSet::fast, &pool}), "codec_encode_ref_codes",
+                 int64_t(wav.size()));
 }
 
 TEST_P(CodecEncoderGolden, StageTapsMatchReference) {

@@ -31,9 +31,8 @@ void expect_close(const std::vector<float>& actual, const std::vector<float>& ex
                   const std::string& what, double rel_tol = 1e-4) {
     ASSERT_EQ(actual.size(), expected.size()) << what << ": size differs";
     const auto d = compare(actual, expected);
-    EXPECT_LE(d.max_abs, rel_tol * d.max_ref)
-        << what << ": max |diff| " << d.max_abs << " at " << d.argmax << ", max |ref| "
-        << d.max_ref;
+    EXPECT_LE(d.max_abs, rel_tol * d.max_ref) << what << ": max |diff| " << d.max_abs << " at "
+                                              << d.argmax << ", max |ref| " << d.max_ref;
 }
 
 // The official call of a case, from index.json "cases".<tag>.generate_kwargs; the talker
@@ -48,9 +47,8 @@ GenerationParams official_params(const GoldenCase& c) {
                 kw.at("top_k").get<int>(), kw.at("top_p").get<float>(),
                 kw.at("repetition_penalty").get<float>()};
     p.predictor = {kw.at("subtalker_dosample").get<bool>(),
-                   kw.at("subtalker_temperature").get<float>(),
-                   kw.at("subtalker_top_k").get<int>(), kw.at("subtalker_top_p").get<float>(),
-                   1.0f};
+                   kw.at("subtalker_temperature").get<float>(), kw.at("subtalker_top_k").get<int>(),
+                   kw.at("subtalker_top_p").get<float>(), 1.0f};
     p.max_new_tokens = kw.at("max_new_tokens").get<int>();
     p.min_new_tokens = 2;
     return p;
@@ -119,8 +117,8 @@ double probability(Sampler& sampler, std::vector<float> z, const SamplingParams&
 // processors (history = the official tokens before it) and the warpers.
 void expect_talker_tokens_allowed(const std::vector<float>& logits,
                                   const std::vector<int32_t>& codes, int64_t frames, int n_cb,
-                                  int64_t V, int eos,
-                                  const GenerationParams& gp, const std::string& whose) {
+                                  int64_t V, int eos, const GenerationParams& gp,
+                                  const std::string& whose) {
     Sampler sampler;
     std::vector<int32_t> distinct;
     for (int64_t s = 0; s < frames; ++s) {
@@ -146,9 +144,8 @@ void expect_predictor_codes_allowed(const std::vector<float>& logits,
         for (int g = 1; g < n_cb; ++g) {
             const auto row = logits.begin() + ((f * (n_cb - 1)) + (g - 1)) * vocab;
             const int32_t code = codes[size_t(f * n_cb + g)];
-            EXPECT_GT(probability(sampler, std::vector<float>(row, row + vocab), gp.predictor,
-                                  code),
-                      0.0)
+            EXPECT_GT(
+                probability(sampler, std::vector<float>(row, row + vocab), gp.predictor, code), 0.0)
                 << whose << " code predictor logits, frame " << f << " codebook " << g
                 << ": official code " << code << " is outside our processed distribution";
         }
@@ -186,9 +183,9 @@ void run_case(const GoldenCase& c, backend::KernelSet kernels) {
     const auto ref_cp = golden(c.variant, g + "cp_logits").to_f32();
     expect_close(run.talker_logits, ref_talker, "talker step logits");
     const int64_t ref_cp_frames = int64_t(ref_cp.size()) / ((n_cb - 1) * cp_vocab);
-    expect_close(std::vector<float>(run.cp_logits.begin(),
-                                    run.cp_logits.begin() + int64_t(ref_cp.size())),
-                 ref_cp, "code predictor logits");
+    expect_close(
+        std::vector<float>(run.cp_logits.begin(), run.cp_logits.begin() + int64_t(ref_cp.size())),
+        ref_cp, "code predictor logits");
 
     // (b) The official tokens are ones our sampler could have drawn.
     expect_talker_tokens_allowed(ref_talker, codes, frames, n_cb, V, eos, gp, "official");
@@ -197,8 +194,8 @@ void run_case(const GoldenCase& c, backend::KernelSet kernels) {
     expect_predictor_codes_allowed(run.cp_logits, codes, frames, n_cb, cp_vocab, gp, "our");
 }
 
-class SampledGolden
-    : public ::testing::TestWithParam<std::tuple<GoldenCase, backend::KernelSet>> {};
+class SampledGolden : public ::testing::TestWithParam<std::tuple<GoldenCase, backend::KernelSet>> {
+};
 
 TEST_P(SampledGolden, OfficialSampledCodesAreOnesWeCouldDraw) {
     run_case(std::get<0>(GetParam()), std::get<1>(GetParam()));

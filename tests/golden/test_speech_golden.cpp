@@ -12,8 +12,7 @@ namespace {
 
 using namespace golden_cases;
 
-class SpeechGolden
-    : public ::testing::TestWithParam<std::tuple<GoldenCase, CodecDecodeMode>> {};
+class SpeechGolden : public ::testing::TestWithParam<std::tuple<GoldenCase, CodecDecodeMode>> {};
 
 TEST_P(SpeechGolden, WaveformMatchesOfficial) {
     const GoldenCase& c = std::get<0>(GetParam());
@@ -32,11 +31,12 @@ TEST_P(SpeechGolden, WaveformMatchesOfficial) {
     params.max_new_tokens = int(ref.size() / 1920) + 1;
 
     std::vector<float> wav;
-    const SpeechStats st = synthesize_speech(session, *codec, p, params, clone ? &voice : nullptr,
-                                             std::get<1>(GetParam()), [&](const float* s, size_t n) {
-                                                 wav.insert(wav.end(), s, s + n);
-                                                 return true;
-                                             });
+    const SpeechStats st =
+        synthesize_speech(session, *codec, p, params, clone ? &voice : nullptr,
+                          std::get<1>(GetParam()), [&](const float* s, size_t n) {
+                              wav.insert(wav.end(), s, s + n);
+                              return true;
+                          });
     ASSERT_EQ(wav.size(), ref.size());
     EXPECT_EQ(st.samples, int64_t(ref.size()));
     const auto d = testing::compare(wav, ref);
@@ -51,16 +51,16 @@ std::vector<GoldenCase> all_cases() {
     return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, SpeechGolden,
-    ::testing::Combine(::testing::ValuesIn(all_cases()),
-                       ::testing::Values(CodecDecodeMode::streaming,
-                                         CodecDecodeMode::official_chunked)),
-    [](const ::testing::TestParamInfo<SpeechGolden::ParamType>& param) {
-        return case_name(std::get<0>(param.param)) +
-               (std::get<1>(param.param) == CodecDecodeMode::streaming ? "_streaming"
-                                                                       : "_official_chunked");
-    });
+INSTANTIATE_TEST_SUITE_P(Cases, SpeechGolden,
+                         ::testing::Combine(::testing::ValuesIn(all_cases()),
+                                            ::testing::Values(CodecDecodeMode::streaming,
+                                                              CodecDecodeMode::official_chunked)),
+                         [](const ::testing::TestParamInfo<SpeechGolden::ParamType>& param) {
+                             return case_name(std::get<0>(param.param)) +
+                                    (std::get<1>(param.param) == CodecDecodeMode::streaming
+                                         ? "_streaming"
+                                         : "_official_chunked");
+                         });
 
 }  // namespace
 }  // namespace qwen3tts

@@ -25,9 +25,8 @@ void expect_close(const std::vector<float>& actual, const NpyArray& ref, const s
     const auto expected = ref.to_f32();
     ASSERT_EQ(actual.size(), expected.size()) << what << ": size differs";
     const auto d = compare(actual, expected);
-    EXPECT_LE(d.max_abs, rel_tol * d.max_ref)
-        << what << ": max |diff| " << d.max_abs << " at " << d.argmax << ", max |ref| "
-        << d.max_ref;
+    EXPECT_LE(d.max_abs, rel_tol * d.max_ref) << what << ": max |diff| " << d.max_abs << " at "
+                                              << d.argmax << ", max |ref| " << d.max_ref;
 }
 
 void run_case(const GoldenCase& c, backend::KernelSet kernels) {
@@ -103,7 +102,9 @@ INSTANTIATE_TEST_SUITE_P(Cases, TinyGolden,
 
 class RealGolden : public ::testing::TestWithParam<GoldenCase> {};
 
-TEST_P(RealGolden, MatchesOfficial) { run_case(GetParam(), backend::KernelSet::fast); }
+TEST_P(RealGolden, MatchesOfficial) {
+    run_case(GetParam(), backend::KernelSet::fast);
+}
 
 INSTANTIATE_TEST_SUITE_P(Cases, RealGolden, ::testing::ValuesIn(real_cases()),
                          [](const ::testing::TestParamInfo<GoldenCase>& param) {

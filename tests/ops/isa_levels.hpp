@@ -23,7 +23,7 @@ inline void enter_level(cpu::Isa level) {
 
 // A fixture whose parameter is the level.
 class AtLevel : public ::testing::TestWithParam<cpu::Isa> {
-protected:
+  protected:
     void SetUp() override { enter_level(GetParam()); }
     void TearDown() override { cpu::reset_max_isa(); }
 };

@@ -64,8 +64,8 @@ TEST_P(AttentionOps, MatchesNaiveSoftmaxAttention) {
     ThreadPool pool(2);
     const backend::ExecContext ctx{GetParam(), &pool};
     // Decode steps, short and long (blocked-GEMM) query blocks, GQA, windows, offsets.
-    const Case cases[] = {{1, 0, 2, 1, 8, 0},      {1, 37, 4, 2, 16, 0},   {5, 10, 4, 4, 8, 72},
-                          {28, 0, 16, 8, 128, 0},  {64, 0, 8, 8, 64, 0},   {200, 0, 8, 8, 64, 0},
+    const Case cases[] = {{1, 0, 2, 1, 8, 0},      {1, 37, 4, 2, 16, 0},     {5, 10, 4, 4, 8, 72},
+                          {28, 0, 16, 8, 128, 0},  {64, 0, 8, 8, 64, 0},     {200, 0, 8, 8, 64, 0},
                           {150, 40, 4, 2, 32, 72}, {300, 0, 16, 16, 64, 72}, {130, 5, 2, 1, 16, 9}};
     for (const Case& c : cases) {
         SCOPED_TRACE("n " + std::to_string(c.n) + " pos0 " + std::to_string(c.q_pos0) + " heads " +
@@ -84,8 +84,9 @@ TEST_P(AttentionOps, MatchesNaiveSoftmaxAttention) {
         double max_diff = 0;
         for (int64_t i = 0; i < c.n; ++i) {
             for (int64_t j = 0; j < c.n_head * c.head_dim; ++j)
-                max_diff = std::max(max_diff, std::fabs(out[size_t(i * ldo + j)] -
-                                                        expected[size_t(i * c.n_head * c.head_dim + j)]));
+                max_diff =
+                    std::max(max_diff, std::fabs(out[size_t(i * ldo + j)] -
+                                                 expected[size_t(i * c.n_head * c.head_dim + j)]));
             EXPECT_EQ(out[size_t(i * ldo + ldo - 1)], 123.0f) << "wrote past the row";
         }
         EXPECT_LT(max_diff, 2e-6);

@@ -47,7 +47,10 @@ TEST_P(ConvOps, KernelIsTheLevels) {
 TEST_P(ConvOps, Conv1dGemmMatchesReference) {
     std::mt19937 rng(42);
     ThreadPool pool(2);
-    struct Shape { int c_out, c_in, k, d; int64_t rows; };
+    struct Shape {
+        int c_out, c_in, k, d;
+        int64_t rows;
+    };
     const Shape shapes[] = {{1, 96, 7, 1, 300},  {5, 3, 3, 1, 13},    {32, 16, 1, 1, 1},
                             {40, 130, 7, 3, 50}, {96, 96, 7, 9, 500}, {64, 200, 2, 1, 37},
                             {33, 257, 1, 1, 25}, {17, 8, 7, 2, 1000}};
@@ -88,7 +91,10 @@ TEST_P(ConvOps, Conv1dGemmMatchesReference) {
 TEST_P(ConvOps, ConvTranspose1dPhasesMatchReference) {
     std::mt19937 rng(7);
     ThreadPool pool(2);
-    struct Shape { int c_in, c_out, stride, mult; int64_t n_in; };
+    struct Shape {
+        int c_in, c_out, stride, mult;
+        int64_t n_in;
+    };
     const Shape shapes[] = {{16, 8, 8, 2, 9},  {12, 6, 5, 2, 20}, {40, 20, 4, 2, 33},
                             {10, 5, 3, 2, 50}, {24, 24, 2, 1, 7}, {7, 3, 3, 1, 1}};
     for (const Shape& s : shapes) {
@@ -101,8 +107,8 @@ TEST_P(ConvOps, ConvTranspose1dPhasesMatchReference) {
         const auto x = random_vec(size_t((hist + s.n_in) * s.c_in), rng);
         const int64_t n_out = s.n_in * s.stride;
         std::vector<float> want(size_t(n_out * s.c_out)), got(want.size());
-        ref::conv_transpose1d(x.data(), s.c_in, s.n_in, w.data(), b.data(), s.c_in, s.c_out,
-                              kernel, s.stride, want.data(), s.c_out);
+        ref::conv_transpose1d(x.data(), s.c_in, s.n_in, w.data(), b.data(), s.c_in, s.c_out, kernel,
+                              s.stride, want.data(), s.c_out);
         for (int r = 0; r < s.stride; ++r) {
             const auto p = cpu::pack_conv_transpose1d_phase(w.data(), s.c_in, s.c_out, kernel,
                                                             s.stride, r, b.data());

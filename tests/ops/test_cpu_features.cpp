@@ -18,8 +18,8 @@ TEST(CpuFeatures, DetectionAgreesWithTheCompiler) {
     // "f16c" is not a name clang's __builtin_cpu_supports knows; AVX2 CPUs all have it.
     const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
-                        __builtin_cpu_supports("avx512bw") &&
-                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+                        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                        __builtin_cpu_supports("avx512dq");
     const cpu::Isa want = avx512 ? cpu::Isa::avx512 : avx2 ? cpu::Isa::avx2 : cpu::Isa::generic;
     EXPECT_STREQ(cpu::isa_name(cpu::detected_isa()), cpu::isa_name(want));
 }

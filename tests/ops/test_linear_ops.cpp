@@ -22,7 +22,7 @@ struct Case {
 };
 
 class LinearOps : public ::testing::TestWithParam<std::tuple<cpu::Isa, Case>> {
-protected:
+  protected:
     void SetUp() override { testing_isa::enter_level(std::get<0>(GetParam())); }
     void TearDown() override { cpu::reset_max_isa(); }
 };
@@ -38,8 +38,10 @@ TEST_P(LinearOps, FastMatchesReference) {
     std::vector<uint8_t> storage(size_t(c.out * c.in) * dtype_size(c.dtype));
     for (int64_t i = 0; i < c.out * c.in; ++i) {
         const float w = dist(rng) / std::sqrt(float(c.in));
-        if (c.dtype == DType::f32) reinterpret_cast<float*>(storage.data())[i] = w;
-        else if (c.dtype == DType::bf16) reinterpret_cast<uint16_t*>(storage.data())[i] = f32_to_bf16(w);
+        if (c.dtype == DType::f32)
+            reinterpret_cast<float*>(storage.data())[i] = w;
+        else if (c.dtype == DType::bf16)
+            reinterpret_cast<uint16_t*>(storage.data())[i] = f32_to_bf16(w);
         else {
             // f16 by way of a round trip through the converter's inverse on representable values
             const uint16_t h = uint16_t(0x3c00 + (int(std::fabs(w) * 1000) % 0x3ff)) |
@@ -67,18 +69,17 @@ TEST_P(LinearOps, FastMatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, LinearOps,
-    ::testing::Combine(
-        testing_isa::kAllLevels,
-        ::testing::Values(Case{DType::bf16, 1, 1024, 1024}, Case{DType::bf16, 1, 3072, 1024},
-                          Case{DType::bf16, 7, 67, 256}, Case{DType::bf16, 2, 5, 48},
-                          Case{DType::f16, 1, 130, 512}, Case{DType::f16, 3, 33, 64},
-                          Case{DType::f32, 1, 2048, 16}, Case{DType::f32, 5, 9, 32},
-                          Case{DType::f32, 1, 3, 7}, Case{DType::bf16, 1, 3, 20})),
+    ::testing::Combine(testing_isa::kAllLevels,
+                       ::testing::Values(Case{DType::bf16, 1, 1024, 1024},
+                                         Case{DType::bf16, 1, 3072, 1024},
+                                         Case{DType::bf16, 7, 67, 256}, Case{DType::bf16, 2, 5, 48},
+                                         Case{DType::f16, 1, 130, 512}, Case{DType::f16, 3, 33, 64},
+                                         Case{DType::f32, 1, 2048, 16}, Case{DType::f32, 5, 9, 32},
+                                         Case{DType::f32, 1, 3, 7}, Case{DType::bf16, 1, 3, 20})),
     [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
         const Case& c = std::get<1>(p.param);
-        return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" + dtype_name(c.dtype) +
-               "_" + std::to_string(c.n) + "x" + std::to_string(c.out) + "x" +
-               std::to_string(c.in);
+        return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" + dtype_name(c.dtype) + "_" +
+               std::to_string(c.n) + "x" + std::to_string(c.out) + "x" + std::to_string(c.in);
     });
 
 TEST(Bf16, RoundTripIsExactAndRoundsToNearestEven) {
@@ -128,8 +129,7 @@ TEST_P(LinearGroup, EqualsSeparateReferenceLinears) {
             EXPECT_NEAR(fast[size_t(j)][i], ref[size_t(j)][i], 1e-4) << j << " " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, LinearGroup, testing_isa::kAllLevels,
-                         testing_isa::level_test_name);
+INSTANTIATE_TEST_SUITE_P(Isa, LinearGroup, testing_isa::kAllLevels, testing_isa::level_test_name);
 
 }  // namespace
 }  // namespace qwen3tts

@@ -17,7 +17,7 @@ struct KernelRun {
 };
 
 KernelRun run_kernels(const std::shared_ptr<const TtsModel>& model, backend::KernelSet kernels,
-        const PromptRequest& req) {
+                      const PromptRequest& req) {
     Session session(model, SessionOptions{2, kernels});
     const Prompt p = session.build_prompt(req);
     KernelRun r;
@@ -47,8 +47,8 @@ KernelRun run_kernels(const std::shared_ptr<const TtsModel>& model, backend::Ker
 
 void expect_close(const std::vector<float>& fast, const std::vector<float>& ref, const char* what) {
     const auto d = testing::compare(fast, ref);
-    EXPECT_LE(d.max_abs, 1e-4 * d.max_ref) << what << ": max |diff| " << d.max_abs
-                                           << ", max |ref| " << d.max_ref;
+    EXPECT_LE(d.max_abs, 1e-4 * d.max_ref)
+        << what << ": max |diff| " << d.max_abs << ", max |ref| " << d.max_ref;
 }
 
 class RealShapes : public ::testing::TestWithParam<std::string> {};

@@ -8,11 +8,21 @@
 
 namespace qwen3tts::testing {
 
-std::string data_dir() { return QWEN3TTS_TEST_DATA; }
-std::string model_dir(const std::string& name) { return data_dir() + "/models/" + name; }
-std::string golden_dir(const std::string& name) { return data_dir() + "/golden/" + name; }
-std::string tmp_dir() { return QWEN3TTS_TEST_TMP; }
-std::string generated_dir() { return QWEN3TTS_GENERATED; }
+std::string data_dir() {
+    return QWEN3TTS_TEST_DATA;
+}
+std::string model_dir(const std::string& name) {
+    return data_dir() + "/models/" + name;
+}
+std::string golden_dir(const std::string& name) {
+    return data_dir() + "/golden/" + name;
+}
+std::string tmp_dir() {
+    return QWEN3TTS_TEST_TMP;
+}
+std::string generated_dir() {
+    return QWEN3TTS_GENERATED;
+}
 
 NpyArray golden(const std::string& variant, const std::string& file_stem) {
     return read_npy(golden_dir(variant) + "/" + file_stem + ".npy");
@@ -37,8 +47,10 @@ Diff compare(const std::vector<float>& actual, const std::vector<float>& expecte
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
     }
     return out + "'";
 }

@@ -10,17 +10,17 @@
 
 namespace qwen3tts::testing {
 
-std::string data_dir();                          // tests/data
-std::string model_dir(const std::string& name);  // tests/data/models/<name>
-std::string golden_dir(const std::string& name); // tests/data/golden/<name>
-std::string tmp_dir();                           // per-build scratch directory
-std::string generated_dir();                     // large fixtures generated on demand
+std::string data_dir();                           // tests/data
+std::string model_dir(const std::string& name);   // tests/data/models/<name>
+std::string golden_dir(const std::string& name);  // tests/data/golden/<name>
+std::string tmp_dir();                            // per-build scratch directory
+std::string generated_dir();                      // large fixtures generated on demand
 
 NpyArray golden(const std::string& variant, const std::string& file_stem);
 
 struct Diff {
-    double max_abs = 0;   // max |a - b|
-    double max_ref = 0;   // max |b|
+    double max_abs = 0;  // max |a - b|
+    double max_ref = 0;  // max |b|
     size_t argmax = 0;
 };
 Diff compare(const std::vector<float>& actual, const std::vector<float>& expected);

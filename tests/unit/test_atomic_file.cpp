@@ -1,9 +1,8 @@
 // core/atomic_file.hpp on its own: the signal-cleanup registry, inherited descriptors written
 // from their offset, the temporary's name at NAME_MAX.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
 #include <glob.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

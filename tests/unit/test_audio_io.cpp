@@ -635,16 +635,16 @@ TEST(audio_limit, LongFileIsRefusedFromItsHeader) {
     const uint32_t data_bytes = 3600u * k_rate * 2;
     write_bytes(path, wav16_header(data_bytes, data_bytes + 36));
     ASSERT_EQ(::truncate(path.c_str(), off_t(44) + data_bytes), 0);
-    expect_error(error_of([&] { read_audio_file(path, 60.0); }), ErrorCode::invalid_argument,
-                 path, "3600.00 s long (from its header); the limit is 60.00 s");
+    expect_error(error_of([&] { read_audio_file(path, 60.0); }), ErrorCode::invalid_argument, path,
+                 "3600.00 s long (from its header); the limit is 60.00 s");
 }
 
 TEST(audio_limit, FileOfExactlyTheLimitIsRead) {
     const std::string path = tmp("limit_exact.wav");
     write_audio_file(path, AudioFormat::wav_pcm16, sine(), k_rate);  // 1.3 s
     EXPECT_EQ(read_audio_file(path, 1.3).samples.size(), k_n);
-    expect_error(error_of([&] { read_audio_file(path, 1.2); }), ErrorCode::invalid_argument,
-                 path, "1.30 s long (from its header); the limit is 1.20 s");
+    expect_error(error_of([&] { read_audio_file(path, 1.2); }), ErrorCode::invalid_argument, path,
+                 "1.30 s long (from its header); the limit is 1.20 s");
 }
 
 TEST(audio_limit, PipeOfUnknownLengthStopsAtTheLimit) {
@@ -662,8 +662,8 @@ TEST(audio_limit, PipeOfUnknownLengthStopsAtTheLimit) {
                         " &) >/dev/null 2>&1 </dev/null")
                   .exit_code,
               0);
-    expect_error(error_of([&] { read_audio_file(fifo, 1.0); }), ErrorCode::invalid_argument,
-                 fifo, "longer than the limit of 1.00 s (decoding stopped there)");
+    expect_error(error_of([&] { read_audio_file(fifo, 1.0); }), ErrorCode::invalid_argument, fifo,
+                 "longer than the limit of 1.00 s (decoding stopped there)");
     ::unlink(fifo.c_str());
 }
 

@@ -16,8 +16,10 @@ namespace qwen3tts {
 namespace {
 
 class CodecStreaming : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() { decoder_ = CodecDecoder::load(testing::model_dir("tiny-custom_voice")).release(); }
+  protected:
+    static void SetUpTestSuite() {
+        decoder_ = CodecDecoder::load(testing::model_dir("tiny-custom_voice")).release();
+    }
     static void TearDownTestSuite() {
         delete decoder_;
         decoder_ = nullptr;
@@ -53,7 +55,8 @@ TEST_F(CodecStreaming, AnyPacketisationEqualsOneShot) {
     const auto one_shot = decoder_->decode(ids.data(), int64_t(ids.size()) / 16);
     for (int packet : {1, 2, 4, 7}) {
         for (int max_chunk : {packet, 3}) {  // 3: calls larger than a step are split inside
-            SCOPED_TRACE("packet " + std::to_string(packet) + " max_chunk " + std::to_string(max_chunk));
+            SCOPED_TRACE("packet " + std::to_string(packet) + " max_chunk " +
+                         std::to_string(max_chunk));
             const auto streamed = stream_decode(ids, packet, max_chunk);
             const auto d = testing::compare(streamed, one_shot);
             EXPECT_LE(d.max_abs, 1e-5) << "at sample " << d.argmax;
@@ -76,7 +79,8 @@ TEST_F(CodecStreaming, LongStreamWrapsTheWindowAndStaysBounded) {
     auto stream = decoder_->new_stream({}, 4);
     const size_t state0 = stream->state_bytes(), scratch0 = stream->scratch_bytes();
     std::vector<float> out(4 * 1920);
-    for (int64_t f = 0; f + 4 <= n; f += 4) stream->decode_frames(codes.data() + f * 16, 4, out.data());
+    for (int64_t f = 0; f + 4 <= n; f += 4)
+        stream->decode_frames(codes.data() + f * 16, 4, out.data());
     EXPECT_EQ(stream->state_bytes(), state0);
     EXPECT_EQ(stream->scratch_bytes(), scratch0);
     // After reset() the stream starts over.

@@ -10,7 +10,6 @@
 namespace qwen3tts {
 namespace {
 
-
 std::string error_of(const std::function<void()>& f) {
     try {
         f();

@@ -71,8 +71,9 @@ TEST(config_codec, DecoderStrideProductsCannotOverflow) {
         c["decoder_config"]["decoder_dim"] = 1 << 16;
         c.erase("decode_upsample_rate");
     });
-    EXPECT_HAS(e, "cfg.json: decode_upsample_rate: prod(upsampling_ratios + upsample_rates) "
-                  "exceeds 1048576 samples per frame");
+    EXPECT_HAS(e,
+               "cfg.json: decode_upsample_rate: prod(upsampling_ratios + upsample_rates) "
+               "exceeds 1048576 samples per frame");
     e = decoder_error([](json& c) { c["decoder_config"]["upsample_rates"] = {8, 5, 0, 3}; });
     EXPECT_HAS(e, "decoder_config.upsample_rates[2]: must be in [1, 1024], got 0");
     e = decoder_error([](json& c) { c["decoder_config"]["upsampling_ratios"] = {2, -2}; });
@@ -109,8 +110,9 @@ TEST(config_codec, EncoderStrideProductCannotOverflow) {
         for (int i = 0; i < 8; ++i) c["encoder_config"]["upsampling_ratios"].push_back(1024);
         c.erase("encode_downsample_rate");
     });
-    EXPECT_HAS(e, "encoder_config.upsampling_ratios: their product exceeds 1048576 samples "
-                  "per frame");
+    EXPECT_HAS(e,
+               "encoder_config.upsampling_ratios: their product exceeds 1048576 samples "
+               "per frame");
     e = encoder_error([](json& c) { c["encoder_config"]["upsampling_ratios"] = {8, 6, 0, 4}; });
     EXPECT_HAS(e, "encoder_config.upsampling_ratios[2]: must be in [1, 1024], got 0");
 }
@@ -128,7 +130,8 @@ TEST(config_codec, EncoderDilationsCannotOverflow) {
 
 TEST(config_codec, EncoderFrameRateRatioStaysDefined) {
     // sample_rate / hop / frame_rate would not fit an int: unsupported, not undefined.
-    const std::string e = encoder_error([](json& c) { c["encoder_config"]["_frame_rate"] = 1e-300; });
+    const std::string e =
+        encoder_error([](json& c) { c["encoder_config"]["_frame_rate"] = 1e-300; });
     EXPECT_HAS(e, "encoder_config._frame_rate: unsupported ratio to the SEANet rate 25");
     EXPECT_HAS(encoder_error([](json& c) { c["encoder_config"]["_frame_rate"] = -12.5; }),
                "encoder_config._frame_rate: must be > 0");
@@ -189,18 +192,17 @@ TEST(config_codec, CopiedCheckpointLoads) {
 }
 
 TEST(config_codec, CodeGroupsMustMatchTheCodecQuantizers) {
-    const std::string dir = checkpoint("tiny-custom_voice", [](json& c) {
-        c["decoder_config"]["num_quantizers"] = 8;
-    });
-    EXPECT_HAS(model_error(dir), "speech_tokenizer/config.json: decoder_config.num_quantizers 8 "
-                                 "differs from " +
-                                     dir + "/config.json: talker_config.num_code_groups 16");
+    const std::string dir =
+        checkpoint("tiny-custom_voice", [](json& c) { c["decoder_config"]["num_quantizers"] = 8; });
+    EXPECT_HAS(model_error(dir),
+               "speech_tokenizer/config.json: decoder_config.num_quantizers 8 "
+               "differs from " +
+                   dir + "/config.json: talker_config.num_code_groups 16");
 }
 
 TEST(config_codec, PredictorCodesMustFitTheCodebooks) {
-    const std::string dir = checkpoint("tiny-custom_voice", [](json& c) {
-        c["decoder_config"]["codebook_size"] = 1024;
-    });
+    const std::string dir = checkpoint(
+        "tiny-custom_voice", [](json& c) { c["decoder_config"]["codebook_size"] = 1024; });
     EXPECT_HAS(model_error(dir), "talker_config.code_predictor_config.vocab_size 2048 exceeds " +
                                      dir +
                                      "/speech_tokenizer/config.json: decoder_config.codebook_size "
@@ -208,10 +210,12 @@ TEST(config_codec, PredictorCodesMustFitTheCodebooks) {
 }
 
 TEST(config_codec, EncoderCodesMustMatchTheTalker) {
-    std::string dir = checkpoint("tiny-base", [](json& c) { c["encoder_valid_num_quantizers"] = 8; });
-    EXPECT_HAS(model_error(dir), "speech_tokenizer/config.json: encoder_valid_num_quantizers 8 "
-                                 "differs from " +
-                                     dir + "/config.json: talker_config.num_code_groups 16");
+    std::string dir =
+        checkpoint("tiny-base", [](json& c) { c["encoder_valid_num_quantizers"] = 8; });
+    EXPECT_HAS(model_error(dir),
+               "speech_tokenizer/config.json: encoder_valid_num_quantizers 8 "
+               "differs from " +
+                   dir + "/config.json: talker_config.num_code_groups 16");
     dir = checkpoint("tiny-base", [](json& c) { c["encoder_config"]["codebook_size"] = 4096; });
     EXPECT_HAS(model_error(dir), "encoder_config.codebook_size 4096 exceeds " + dir +
                                      "/config.json: talker_config.code_predictor_config."
@@ -219,8 +223,9 @@ TEST(config_codec, EncoderCodesMustMatchTheTalker) {
 }
 
 TEST(config_codec, TokenizerIdsMustFitTheTextEmbedding) {
-    const std::string dir = checkpoint("tiny-custom_voice", [](json&) {},
-                                       [](json& c) { c["talker_config"]["text_vocab_size"] = 151674; });
+    const std::string dir = checkpoint(
+        "tiny-custom_voice", [](json&) {},
+        [](json& c) { c["talker_config"]["text_vocab_size"] = 151674; });
     EXPECT_HAS(model_error(dir), "has 151676 ids, more than " + dir +
                                      "/config.json: talker_config.text_vocab_size 151674");
 }

@@ -68,25 +68,23 @@ TEST(config_model, TinyCheckpointsLoad) {
 }
 
 TEST(config_model, CodecEosIdOutsideTheCodecVocabulary) {
-    const std::string dir = config_dir("tiny-custom_voice", [](json& c) {
-        c["talker_config"]["codec_eos_token_id"] = 100000;
-    });
+    const std::string dir = config_dir(
+        "tiny-custom_voice", [](json& c) { c["talker_config"]["codec_eos_token_id"] = 100000; });
     const std::string e = load_error(dir);
-    EXPECT_HAS(e, dir + "/config.json: talker_config.codec_eos_token_id: 100000 is outside "
-                        "[0, 3072) (talker_config.vocab_size)");
+    EXPECT_HAS(e, dir +
+                      "/config.json: talker_config.codec_eos_token_id: 100000 is outside "
+                      "[0, 3072) (talker_config.vocab_size)");
 }
 
 TEST(config_model, EveryCodecControlIdIsChecked) {
     for (const char* key : {"codec_pad_id", "codec_bos_id", "codec_think_id", "codec_nothink_id",
                             "codec_think_bos_id", "codec_think_eos_id"}) {
-        const std::string dir = config_dir("tiny-custom_voice", [&](json& c) {
-            c["talker_config"][key] = 3072;
-        });
+        const std::string dir =
+            config_dir("tiny-custom_voice", [&](json& c) { c["talker_config"][key] = 3072; });
         EXPECT_HAS(load_error(dir), std::string("talker_config.") + key + ": 3072 is outside");
     }
-    const std::string neg = config_dir("tiny-custom_voice", [](json& c) {
-        c["talker_config"]["codec_bos_id"] = -1;
-    });
+    const std::string neg =
+        config_dir("tiny-custom_voice", [](json& c) { c["talker_config"]["codec_bos_id"] = -1; });
     EXPECT_HAS(load_error(neg), "talker_config.codec_bos_id: must be in [0, 2147483647], got -1");
 }
 
@@ -94,19 +92,17 @@ TEST(config_model, LanguageAndSpeakerIdsAreChecked) {
     std::string dir = config_dir("tiny-custom_voice", [](json& c) {
         c["talker_config"]["codec_language_id"]["english"] = 5000;
     });
-    EXPECT_HAS(load_error(dir), "talker_config.codec_language_id.english: 5000 is outside "
-                                "[0, 3072)");
-    dir = config_dir("tiny-custom_voice", [](json& c) {
-        c["talker_config"]["spk_id"]["ryan"] = 2147483647;
-    });
+    EXPECT_HAS(load_error(dir),
+               "talker_config.codec_language_id.english: 5000 is outside "
+               "[0, 3072)");
+    dir = config_dir("tiny-custom_voice",
+                     [](json& c) { c["talker_config"]["spk_id"]["ryan"] = 2147483647; });
     EXPECT_HAS(load_error(dir), "talker_config.spk_id.ryan: 2147483647 is outside [0, 3072)");
-    dir = config_dir("tiny-custom_voice", [](json& c) {
-        c["talker_config"]["spk_id"]["ryan"] = json::array();
-    });
+    dir = config_dir("tiny-custom_voice",
+                     [](json& c) { c["talker_config"]["spk_id"]["ryan"] = json::array(); });
     EXPECT_HAS(load_error(dir), "talker_config.spk_id.ryan: expected an integer, got []");
-    dir = config_dir("tiny-custom_voice", [](json& c) {
-        c["talker_config"]["codec_language_id"]["english"] = "2050";
-    });
+    dir = config_dir("tiny-custom_voice",
+                     [](json& c) { c["talker_config"]["codec_language_id"]["english"] = "2050"; });
     EXPECT_HAS(load_error(dir), "talker_config.codec_language_id.english: expected an integer");
 }
 
@@ -122,14 +118,16 @@ TEST(config_model, TextTokenIdsIndexTheTextVocabulary) {
 TEST(config_model, MropeSectionsMustCoverTheRotaryHalf) {
     // head_dim 32 (tiny talker): 16 rotary pairs
     const std::string ok = config_dir("tiny-custom_voice", [](json& c) {
-        c["talker_config"]["rope_scaling"] = {{"mrope_section", {6, 5, 5}}, {"rope_type", "default"}};
+        c["talker_config"]["rope_scaling"] = {{"mrope_section", {6, 5, 5}},
+                                              {"rope_type", "default"}};
     });
     EXPECT_NO_THROW(load_model_config(ok));
     const std::string bad = config_dir("tiny-custom_voice", [](json& c) {
         c["talker_config"]["rope_scaling"] = {{"mrope_section", {24, 20, 20}}};
     });
-    EXPECT_HAS(load_error(bad), "talker_config.rope_scaling.mrope_section: sections cover 64 "
-                                "rotary pairs, but head_dim 32 has 16");
+    EXPECT_HAS(load_error(bad),
+               "talker_config.rope_scaling.mrope_section: sections cover 64 "
+               "rotary pairs, but head_dim 32 has 16");
 }
 
 TEST(config_model, SizesAreBounded) {
@@ -151,7 +149,8 @@ TEST(config_model, SizesAreBounded) {
         {"rope_theta", 0, "talker_config.rope_theta: must be > 0, got 0"},
         {"rope_theta", -1, "talker_config.rope_theta: must be in [0, 1e+12], got -1"},
         {"rms_norm_eps", "tiny", "talker_config.rms_norm_eps: expected a number, got \"tiny\""},
-        {"intermediate_size", 64.5, "talker_config.intermediate_size: expected an integer, got 64.5"},
+        {"intermediate_size", 64.5,
+         "talker_config.intermediate_size: expected an integer, got 64.5"},
         {"text_vocab_size", 0, "talker_config.text_vocab_size: must be in [1, 16777216], got 0"},
         {"/num_attention_heads", 0,
          "talker_config.code_predictor_config.num_attention_heads: must be in [1, 1024], got 0"},
@@ -165,8 +164,10 @@ TEST(config_model, SizesAreBounded) {
     for (const Case& k : cases) {
         const std::string path = k.path;
         const std::string dir = config_dir("tiny-custom_voice", [&](json& c) {
-            if (path[0] == '/') c["talker_config"]["code_predictor_config"][path.substr(1)] = k.value;
-            else c["talker_config"][path] = k.value;
+            if (path[0] == '/')
+                c["talker_config"]["code_predictor_config"][path.substr(1)] = k.value;
+            else
+                c["talker_config"][path] = k.value;
         });
         EXPECT_HAS(load_error(dir), std::string(k.message));
     }
@@ -176,29 +177,32 @@ TEST(config_model, MissingFieldIsNamed) {
     const std::string dir = config_dir("tiny-custom_voice", [](json& c) {
         c["talker_config"]["code_predictor_config"].erase("head_dim");
     });
-    EXPECT_HAS(load_error(dir), dir + "/config.json: talker_config.code_predictor_config.head_dim: "
-                                      "missing");
+    EXPECT_HAS(load_error(dir), dir +
+                                    "/config.json: talker_config.code_predictor_config.head_dim: "
+                                    "missing");
 }
 
 TEST(config_model, BaseSpeakerEncoderWidthMatchesTheTalker) {
-    const std::string dir = config_dir("tiny-base", [](json& c) {
-        c["speaker_encoder_config"]["enc_dim"] = 64;
-    });
-    EXPECT_HAS(load_error(dir), "speaker_encoder_config.enc_dim: 64 differs from "
-                                "talker_config.hidden_size 32");
+    const std::string dir =
+        config_dir("tiny-base", [](json& c) { c["speaker_encoder_config"]["enc_dim"] = 64; });
+    EXPECT_HAS(load_error(dir),
+               "speaker_encoder_config.enc_dim: 64 differs from "
+               "talker_config.hidden_size 32");
     const std::string lists = config_dir("tiny-base", [](json& c) {
         c["speaker_encoder_config"]["enc_dilations"] = json::array({1, 2, 3, -4, 1});
     });
-    EXPECT_HAS(load_error(lists), "speaker_encoder_config.enc_dilations[3]: must be in [1, 1024], "
-                                  "got -4");
+    EXPECT_HAS(load_error(lists),
+               "speaker_encoder_config.enc_dilations[3]: must be in [1, 1024], "
+               "got -4");
 }
 
 TEST(config_model, GenerationConfigIsBounded) {
     const auto same = [](json&) {};
-    std::string dir = config_dir("tiny-custom_voice", same,
-                                 [](json& g) { g["max_new_tokens"] = 2147483647; });
-    EXPECT_HAS(load_error(dir), dir + "/generation_config.json: max_new_tokens: must be in "
-                                      "[2, 2147483646], got 2147483647");
+    std::string dir =
+        config_dir("tiny-custom_voice", same, [](json& g) { g["max_new_tokens"] = 2147483647; });
+    EXPECT_HAS(load_error(dir), dir +
+                                    "/generation_config.json: max_new_tokens: must be in "
+                                    "[2, 2147483646], got 2147483647");
     dir = config_dir("tiny-custom_voice", same, [](json& g) { g["top_p"] = 5; });
     EXPECT_HAS(load_error(dir), "generation_config.json: top_p: must be in [0, 1], got 5");
     dir = config_dir("tiny-custom_voice", same, [](json& g) { g["temperature"] = 1e300; });

@@ -1,7 +1,6 @@
 // KV cache reservation: a cache that does not fit is an Error at the request's start naming the
 // bytes and the cache, never a crash or a kill in the middle of the stream.
 #include <gtest/gtest.h>
-
 #include <sys/resource.h>
 
 #include <fstream>
@@ -26,7 +25,7 @@ rlim_t address_space_bytes() {
 
 // Lowers the soft RLIMIT_AS to the current size + headroom for its lifetime.
 class AddressSpaceLimit {
-public:
+  public:
     explicit AddressSpaceLimit(rlim_t headroom) {
         ::getrlimit(RLIMIT_AS, &saved_);
         rlimit lim = saved_;
@@ -36,7 +35,7 @@ public:
     ~AddressSpaceLimit() { ::setrlimit(RLIMIT_AS, &saved_); }
     bool ok() const { return ok_; }
 
-private:
+  private:
     rlimit saved_{};
     bool ok_ = false;
 };

@@ -12,7 +12,9 @@
 namespace qwen3tts {
 namespace {
 
-std::string tmp(const std::string& name) { return testing::tmp_dir() + "/npy_" + name; }
+std::string tmp(const std::string& name) {
+    return testing::tmp_dir() + "/npy_" + name;
+}
 
 // A version 1.0 file with the given header dict and data bytes.
 std::string write_v1(const std::string& name, const std::string& dict, const std::string& data) {
@@ -60,32 +62,31 @@ TEST(Npy, FortranOrderBecomesRowMajor) {
 TEST(Npy, ShapeProductOverflowIsAnError) {
     // (2^60 + 1) * 16 wraps to 16 in 64 bits: once a segfault (Fortran) or one frame (C order).
     for (const char* order : {"True", "False"}) {
-        const std::string path = write_v1(
-            "overflow.npy",
-            std::string("{'descr': '<i8', 'fortran_order': ") + order +
-                ", 'shape': (1152921504606846977, 16), }",
-            std::string(128, '\0'));
+        const std::string path = write_v1("overflow.npy",
+                                          std::string("{'descr': '<i8', 'fortran_order': ") +
+                                              order + ", 'shape': (1152921504606846977, 16), }",
+                                          std::string(128, '\0'));
         EXPECT_NE(read_error(path).find(path + ": shape [1152921504606846977, 16] has more "
-                                                "elements than fit in 64 bits"),
+                                               "elements than fit in 64 bits"),
                   std::string::npos)
             << read_error(path);
     }
     // Elements fit, bytes do not: 2^62 eight-byte elements.
-    const std::string bytes = write_v1(
-        "overflow_bytes.npy",
-        "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }", "");
+    const std::string bytes =
+        write_v1("overflow_bytes.npy",
+                 "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }", "");
     EXPECT_NE(read_error(bytes).find("has more bytes than fit in 64 bits"), std::string::npos)
         << read_error(bytes);
 }
 
 TEST(Npy, NegativeAndNonNumericDimensionsAreErrors) {
-    const std::string neg = write_v1(
-        "neg.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 16), }", "");
+    const std::string neg =
+        write_v1("neg.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 16), }", "");
     EXPECT_NE(read_error(neg).find(neg + ": npy header field 'shape' has a negative dimension"),
               std::string::npos)
         << read_error(neg);
-    const std::string word = write_v1(
-        "word.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (x, 16), }", "");
+    const std::string word =
+        write_v1("word.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (x, 16), }", "");
     EXPECT_NE(read_error(word).find(word + ": npy header field 'shape' holds something other "
                                            "than a number"),
               std::string::npos)
@@ -131,20 +132,18 @@ TEST(Npy, MalformedHeadersNameTheProblem) {
     EXPECT_NE(read_error(missing).find("npy header has no 'fortran_order' field"),
               std::string::npos)
         << read_error(missing);
-    const std::string order = write_v1(
-        "order.npy", "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,), }", "");
+    const std::string order =
+        write_v1("order.npy", "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,), }", "");
     EXPECT_NE(read_error(order).find("field 'fortran_order' is not True or False"),
               std::string::npos);
-    const std::string unterminated =
-        write_v1("unterminated.npy", "{'descr': '<f4", "");
+    const std::string unterminated = write_v1("unterminated.npy", "{'descr': '<f4", "");
     EXPECT_NE(read_error(unterminated).find("has an unterminated string"), std::string::npos);
-    const std::string big_endian = write_v1(
-        "be.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", "");
+    const std::string big_endian =
+        write_v1("be.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", "");
     EXPECT_NE(read_error(big_endian).find("unsupported npy dtype '>f4'"), std::string::npos);
     const std::string version = tmp("v9.npy");
     std::ofstream(version, std::ios::binary) << std::string("\x93NUMPY\x09\x00\x00\x00", 10);
-    EXPECT_NE(read_error(version).find("npy format version 9 is not supported"),
-              std::string::npos);
+    EXPECT_NE(read_error(version).find("npy format version 9 is not supported"), std::string::npos);
 }
 
 TEST(Npy, ConversionsCheckTheBytesAgainstTheShape) {

@@ -1,7 +1,6 @@
 // The safetensors reader and WeightMap: values, dtypes, sharded index, and one clear error per
 // kind of broken file.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
@@ -16,7 +15,9 @@
 namespace qwen3tts {
 namespace {
 
-std::string tmp(const std::string& name) { return testing::tmp_dir() + "/st_" + name; }
+std::string tmp(const std::string& name) {
+    return testing::tmp_dir() + "/st_" + name;
+}
 
 void write_raw(const std::string& path, const std::string& header, const std::string& data) {
     std::ofstream out(path, std::ios::binary);
@@ -78,36 +79,42 @@ TEST(Safetensors, MissingAndMisShapedTensorsAreNamed) {
     write_raw(tmp("one.safetensors"), R"({"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
               f32_bytes({1, 2}));
     const WeightMap w = WeightMap::open(tmp("one.safetensors"));
-    EXPECT_NE(error_of([&] { w.get("nope", {4}); }).find("missing tensor nope (expected shape [4])"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([&] { w.get("nope", {4}); }).find("missing tensor nope (expected shape [4])"),
+        std::string::npos);
     EXPECT_NE(error_of([&] { w.get("t", {3}); }).find("tensor t has shape [2], expected [3]"),
               std::string::npos);
 }
 
 TEST(Safetensors, BrokenFilesGiveClearErrors) {
-    write_raw(tmp("trunc.safetensors"), R"({"t":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
-              f32_bytes({1, 2}));
+    write_raw(tmp("trunc.safetensors"),
+              R"({"t":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", f32_bytes({1, 2}));
     EXPECT_NE(error_of([] { WeightMap::open(tmp("trunc.safetensors")); }).find("truncated"),
               std::string::npos);
 
     write_raw(tmp("badjson.safetensors"), R"({"t":{"dtype":"F32",)", "");
-    EXPECT_NE(error_of([] { WeightMap::open(tmp("badjson.safetensors")); })
-                  .find("corrupt safetensors header"),
+    EXPECT_NE(error_of([] {
+                  WeightMap::open(tmp("badjson.safetensors"));
+              }).find("corrupt safetensors header"),
               std::string::npos);
 
-    std::ofstream(tmp("huge.safetensors"), std::ios::binary) << std::string("\xff\xff\xff\xff\xff\xff\x00\x00{}", 10);
+    std::ofstream(tmp("huge.safetensors"), std::ios::binary)
+        << std::string("\xff\xff\xff\xff\xff\xff\x00\x00{}", 10);
     EXPECT_NE(error_of([] { WeightMap::open(tmp("huge.safetensors")); }).find("exceeds the file"),
               std::string::npos);
 
-    write_raw(tmp("dtype.safetensors"), R"({"t":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[0,1]}})", "x");
-    EXPECT_NE(error_of([] { WeightMap::open(tmp("dtype.safetensors")); })
-                  .find("unsupported dtype 'F8_E4M3'"),
+    write_raw(tmp("dtype.safetensors"),
+              R"({"t":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[0,1]}})", "x");
+    EXPECT_NE(error_of([] {
+                  WeightMap::open(tmp("dtype.safetensors"));
+              }).find("unsupported dtype 'F8_E4M3'"),
               std::string::npos);
 
     write_raw(tmp("size.safetensors"), R"({"t":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
               f32_bytes({1, 2}));
-    EXPECT_NE(error_of([] { WeightMap::open(tmp("size.safetensors")); }).find("does not match shape"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([] { WeightMap::open(tmp("size.safetensors")); }).find("does not match shape"),
+        std::string::npos);
 
     std::ofstream(tmp("tiny.safetensors")) << "abc";
     EXPECT_NE(error_of([] { WeightMap::open(tmp("tiny.safetensors")); }).find("too short"),
@@ -182,9 +189,9 @@ TEST(Safetensors, HeaderLengthIsBoundedByTheFile) {
     const uint64_t len = 11;  // the file holds 8 + 2 bytes
     f.write(reinterpret_cast<const char*>(&len), 8);
     f.close();
-    EXPECT_NE(open_error(tmp("len.safetensors"))
-                  .find("(declared length 11 exceeds the file of 10 bytes"),
-              std::string::npos)
+    EXPECT_NE(
+        open_error(tmp("len.safetensors")).find("(declared length 11 exceeds the file of 10 bytes"),
+        std::string::npos)
         << open_error(tmp("len.safetensors"));
     EXPECT_NE(open_error(testing::tmp_dir()).find(testing::tmp_dir() + ": not a regular file"),
               std::string::npos);
@@ -228,8 +235,9 @@ TEST(Safetensors, ShardNamesMustStayInsideTheModelDirectory) {
             << shard << " → " << error_of([&] { WeightMap::open(dir); });
     }
     std::ofstream(index) << R"({"weight_map":{"x":7}})";
-    EXPECT_NE(error_of([&] { WeightMap::open(dir); })
-                  .find(index + ": weight_map entry x is not a file name"),
+    EXPECT_NE(error_of([&] {
+                  WeightMap::open(dir);
+              }).find(index + ": weight_map entry x is not a file name"),
               std::string::npos);
     std::ofstream(index) << R"({"weight_map":{"x":"sub/part.safetensors"}})";
     EXPECT_EQ(WeightMap::open(dir).get("x").to_f32(), (std::vector<float>{7.0f}));

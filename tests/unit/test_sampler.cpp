@@ -36,9 +36,9 @@ std::string error_of(F&& f) {
 TEST(Rng, SplitMix64MatchesPublishedOutputs) {
     // Rosetta Code, "Pseudo-random numbers/Splitmix64": seed 1234567.
     uint64_t state = 1234567;
-    for (uint64_t expected : {6457827717110365317ULL, 3203168211198807973ULL,
-                              9817491932198370423ULL, 4593380528125082431ULL,
-                              16408922859458223821ULL})
+    for (uint64_t expected :
+         {6457827717110365317ULL, 3203168211198807973ULL, 9817491932198370423ULL,
+          4593380528125082431ULL, 16408922859458223821ULL})
         EXPECT_EQ(splitmix64_next(state), expected);
 }
 
@@ -64,7 +64,9 @@ TEST(Rng, SeedFillsTheStateWithSplitMix64AndUniformTakesTheTop53Bits) {
     EXPECT_EQ(r.uniform(), 5 * 0x1.0p-53);  // 11520 >> 11
     EXPECT_EQ(r.uniform(), 0.0);
     EXPECT_EQ(r.uniform(), double(1509978240ULL >> 11) * 0x1.0p-53);
-    EXPECT_NE(error_of([&] { r.set_state({0, 0, 0, 0}); }).find("must not be all zero"),
+    EXPECT_NE(error_of([&] {
+                  r.set_state({0, 0, 0, 0});
+              }).find("must not be all zero"),
               std::string::npos);
 }
 
@@ -215,7 +217,9 @@ TEST(Sampler, NonFiniteLogitsAreAnError) {
     }
     Sampler s;
     std::vector<float> z{3e38f, 0.0f};
-    EXPECT_EQ(error_of([&] { s.choose(z.data(), 2, SamplingParams{true, 0.5f}); }),
+    EXPECT_EQ(error_of([&] {
+                  s.choose(z.data(), 2, SamplingParams{true, 0.5f});
+              }),
               "sampler: logit at index 0 overflows to infinity at temperature 0.500000");
 }
 

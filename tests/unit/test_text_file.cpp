@@ -1,7 +1,6 @@
 // Whole-file reads of configs are bounded: a huge file or a non-file is an Error naming it.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>

@@ -1,7 +1,6 @@
 // The process-wide fork-join pool: coverage of ranges, exceptions from any part, concurrent
 // and nested regions, and no CPU use while idle.
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <atomic>

@@ -251,7 +251,8 @@ TEST_F(tokenizer_files, MergesTokenOutsideVocab) {
 
 TEST_F(tokenizer_files, MergesTokenOutsideVocabNamesTheLine) {
     write("merges.txt", "#version: 0.2\n\xC4\xA0 \xC4\xA0\nzzzqqq b\n");
-    expect_load_error(ErrorCode::format, "merges.txt", "line 3: token \"zzzqqq\" is not in vocab.json");
+    expect_load_error(ErrorCode::format, "merges.txt",
+                      "line 3: token \"zzzqqq\" is not in vocab.json");
     // The merged token must exist too: "Q" + "x" -> "Qx" is not in the vocabulary.
     write("merges.txt", "#version: 0.2\nQ x\n");
     expect_load_error(ErrorCode::format, "merges.txt", "line 2: token \"Qx\" is not in vocab.json");
@@ -260,8 +261,9 @@ TEST_F(tokenizer_files, MergesTokenOutsideVocabNamesTheLine) {
 // Ids index tables sized by the largest id: one huge id must not allocate gigabytes.
 TEST_F(tokenizer_files, VocabIdBeyondTheEntriesIsRefused) {
     write("vocab.json", "{\"a\": 0, \"b\": 2147483647}");
-    expect_load_error(ErrorCode::format, "vocab.json",
-                      "token \"b\" has id 2147483647, but the file has 2 tokens (ids must be 0..1)");
+    expect_load_error(
+        ErrorCode::format, "vocab.json",
+        "token \"b\" has id 2147483647, but the file has 2 tokens (ids must be 0..1)");
 }
 
 TEST_F(tokenizer_files, VocabSharedIdIsRefused) {

@@ -13,7 +13,9 @@
 namespace qwen3tts {
 namespace {
 
-std::string tmp(const std::string& name) { return testing::tmp_dir() + "/voice_" + name; }
+std::string tmp(const std::string& name) {
+    return testing::tmp_dir() + "/voice_" + name;
+}
 
 std::string error_of(const std::function<void()>& f) {
     try {
@@ -93,8 +95,7 @@ TEST(VoiceFile, FrameWidthAndCodesComeFromTheModel) {
     EXPECT_EQ(error_of([&] { check_voice_fits(v, base_config(), 2048, "v.voice"); }),
               "v.voice: ref_codes value 2048 at frame 1, codebook 3 is outside [0, 2048)");
     v.voice.ref_codes[16 + 3] = 1500;
-    EXPECT_EQ(error_of([&] { check_voice_fits(v, base_config(), 2048, "v.voice"); }),
-              "(no error)");
+    EXPECT_EQ(error_of([&] { check_voice_fits(v, base_config(), 2048, "v.voice"); }), "(no error)");
     EXPECT_EQ(error_of([&] { check_voice_fits(v, base_config(), 1024, "v.voice"); }),
               "v.voice: ref_codes value 1500 at frame 1, codebook 3 is outside [0, 1024)");
 }

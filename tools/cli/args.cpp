@@ -27,7 +27,8 @@ Args::Args(int argc, char** argv, const std::set<std::string>& options,
         } else if (options.count(name)) {
             if (!inline_value) {
                 if (i + 1 >= argc)
-                    throw Error(ErrorCode::invalid_argument, cmd + ": --" + name + " needs a value");
+                    throw Error(ErrorCode::invalid_argument,
+                                cmd + ": --" + name + " needs a value");
                 value = argv[++i];
             }
             values_[name] = value;

@@ -10,7 +10,7 @@
 namespace qwen3tts::cli {
 
 class Args {
-public:
+  public:
     // argv[0] is the subcommand name.
     Args(int argc, char** argv, const std::set<std::string>& options,
          const std::set<std::string>& flags);
@@ -21,7 +21,7 @@ public:
     float get_float(const std::string& name, float fallback) const;
     bool flag(const std::string& name) const { return flags_.count(name) != 0; }
 
-private:
+  private:
     std::map<std::string, std::string> values_;
     std::set<std::string> flags_;
 };

@@ -45,8 +45,10 @@ int cmd_bench(int argc, char** argv) {
     {
         // Defaults for a benchmark: a fixed sentence, the first speaker, greedy, fixed length.
         std::vector<std::string> extra;
-        if (!args.has("text")) extra = {"--text", "The quick brown fox jumps over the lazy dog, "
-                                                  "and then it runs back home again."};
+        if (!args.has("text"))
+            extra = {"--text",
+                     "The quick brown fox jumps over the lazy dog, "
+                     "and then it runs back home again."};
         if (!args.has("speaker") && info.type == "custom_voice" && !info.speakers.empty())
             extra.insert(extra.end(), {"--speaker", info.speakers.front()});
         argv_copy.insert(argv_copy.end(), extra.begin(), extra.end());
@@ -74,7 +76,8 @@ int cmd_bench(int argc, char** argv) {
         talker.push_back(rep.talker_ms / double(rep.frames));
         predictor.push_back(rep.predictor_ms / double(rep.frames));
     }
-    std::printf("model            %s (%s %s)\n", info.dir.c_str(), info.size.c_str(), info.type.c_str());
+    std::printf("model            %s (%s %s)\n", info.dir.c_str(), info.size.c_str(),
+                info.type.c_str());
     std::printf("threads          %d\n", req.engine.threads);
     std::printf("load             %.1f ms\n", load_ms);
     std::printf("prompt           %lld positions\n", static_cast<long long>(positions));
@@ -84,14 +87,16 @@ int cmd_bench(int argc, char** argv) {
     std::printf("talker           %.2f ms/frame\n", median(talker));
     std::printf("code predictor   %.2f ms/frame\n", median(predictor));
     const double per_frame = median(talker) + median(predictor);
-    std::printf("total            %.2f ms/frame (real-time factor %.3f at 80 ms of audio per frame)\n",
-                per_frame, per_frame / 80.0);
+    std::printf(
+        "total            %.2f ms/frame (real-time factor %.3f at 80 ms of audio per frame)\n",
+        per_frame, per_frame / 80.0);
     if (!args.flag("no-codec")) {
         // The whole pipeline: frames decoded to audio as they are generated.
         std::vector<double> codec, first_audio, rtf;
         for (int r = 0; r < runs; ++r) {
             SpeechReport rep;
-            synth.speak(req.text, req.options, [](const float*, size_t) { return true; }, &rep);
+            synth.speak(
+                req.text, req.options, [](const float*, size_t) { return true; }, &rep);
             if (rep.generation.frames == 0) continue;
             codec.push_back(rep.codec_ms / double(rep.generation.frames));
             first_audio.push_back(rep.first_audio_ms);

@@ -10,7 +10,8 @@ int cmd_codes(int argc, char** argv) {
     auto options = kSynthesisOptions;
     options.insert("out");
     const Args args(argc, argv, options, kSynthesisFlags);
-    if (!args.has("out")) throw Error(ErrorCode::invalid_argument, "codes: --out FILE.npy is required");
+    if (!args.has("out"))
+        throw Error(ErrorCode::invalid_argument, "codes: --out FILE.npy is required");
     const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
     const SynthesisRequest req = parse_synthesis(args, model);
     Synthesizer synth(model, req.engine);

@@ -30,11 +30,10 @@ int cmd_encode(int argc, char** argv) {
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     save_codes_npy(args.get("out"), encoded.codes, model);
-    std::fprintf(stderr,
-                 "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %d codes → %s (%.0f ms)\n",
-                 encoded.input_seconds, encoded.input_sample_rate,
-                 static_cast<long long>(encoded.frames), encoded.n_codebook,
-                 args.get("out").c_str(), ms);
+    std::fprintf(
+        stderr, "qwen3tts: %.2f s of audio (%d Hz) → %lld frames × %d codes → %s (%.0f ms)\n",
+        encoded.input_seconds, encoded.input_sample_rate, static_cast<long long>(encoded.frames),
+        encoded.n_codebook, args.get("out").c_str(), ms);
     return 0;
 }
 

@@ -24,19 +24,21 @@ int cmd_speak(int argc, char** argv) {
     req.options.codec_decode = args.get("codec-decode", "streaming");
     const bool stream = args.flag("stream");
     if (stream && req.options.codec_decode != "streaming")
-        throw Error(ErrorCode::invalid_argument,
-                    "--stream needs --codec-decode streaming (official-chunked decodes at the end)");
+        throw Error(
+            ErrorCode::invalid_argument,
+            "--stream needs --codec-decode streaming (official-chunked decodes at the end)");
     Synthesizer synth(model, req.engine);
     // Opened before synthesis so that a bad path fails at once; removed unless finished.
     AudioFileWriter writer(out, model.sample_rate(), args.get("format", ""));
     SpeechReport report;
-    synth.speak(req.text, req.options,
-                [&](const float* samples, size_t n) {
-                    writer.write(samples, n);
-                    if (stream) writer.flush();
-                    return true;
-                },
-                &report);
+    synth.speak(
+        req.text, req.options,
+        [&](const float* samples, size_t n) {
+            writer.write(samples, n);
+            if (stream) writer.flush();
+            return true;
+        },
+        &report);
     writer.finish();
     const double audio_s = double(report.samples) / double(model.sample_rate());
     std::fprintf(stderr,
@@ -51,14 +53,16 @@ int cmd_speak(int argc, char** argv) {
 
 int cmd_decode(int argc, char** argv) {
     const Args args(argc, argv, {"model", "codes", "out", "format", "codec-decode", "threads"}, {});
-    if (!args.has("codes")) throw Error(ErrorCode::invalid_argument, "decode: --codes FILE.npy is required");
-    if (!args.has("out")) throw Error(ErrorCode::invalid_argument, "decode: --out FILE is required");
+    if (!args.has("codes"))
+        throw Error(ErrorCode::invalid_argument, "decode: --codes FILE.npy is required");
+    if (!args.has("out"))
+        throw Error(ErrorCode::invalid_argument, "decode: --out FILE is required");
     const std::string out = args.get("out");
     const Model model = Model::load(args.get("model", kDefaultModel));
     const auto codes = load_codes_npy(args.get("codes"), model);
     AudioFileWriter writer(out, model.sample_rate(), args.get("format", ""));
-    const auto wav = model.decode(codes, args.get("codec-decode", "streaming"),
-                                  args.get_int("threads", 0));
+    const auto wav =
+        model.decode(codes, args.get("codec-decode", "streaming"), args.get_int("threads", 0));
     writer.write(wav.data(), wav.size());
     writer.finish();
     std::fprintf(stderr, "qwen3tts: %zu frames → %.2f s of audio → %s\n", codes.size() / 16,

@@ -7,7 +7,8 @@
 namespace qwen3tts::cli {
 
 int cmd_voice(int argc, char** argv) {
-    const Args args(argc, argv, {"model", "ref-audio", "ref-text", "out", "max-seconds", "pretokenizer"},
+    const Args args(argc, argv,
+                    {"model", "ref-audio", "ref-text", "out", "max-seconds", "pretokenizer"},
                     {"x-vector-only"});
     if (!args.has("ref-audio"))
         throw Error(ErrorCode::invalid_argument, "voice: --ref-audio FILE is required");

@@ -4,11 +4,27 @@
 
 namespace qwen3tts::cli {
 
-const std::set<std::string> kSynthesisOptions = {
-    "model",       "text",  "language", "speaker", "instruct", "text-layout",
-    "seed",        "temperature", "top-k", "top-p", "repetition-penalty", "max-frames",
-    "subtalker-temperature", "subtalker-top-k", "subtalker-top-p", "threads", "kernels",
-    "pretokenizer", "voice", "ref-audio", "ref-text"};
+const std::set<std::string> kSynthesisOptions = {"model",
+                                                 "text",
+                                                 "language",
+                                                 "speaker",
+                                                 "instruct",
+                                                 "text-layout",
+                                                 "seed",
+                                                 "temperature",
+                                                 "top-k",
+                                                 "top-p",
+                                                 "repetition-penalty",
+                                                 "max-frames",
+                                                 "subtalker-temperature",
+                                                 "subtalker-top-k",
+                                                 "subtalker-top-p",
+                                                 "threads",
+                                                 "kernels",
+                                                 "pretokenizer",
+                                                 "voice",
+                                                 "ref-audio",
+                                                 "ref-text"};
 const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only", "no-mmap",
                                                "oversubscribe"};
 
@@ -56,12 +72,12 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
     } else if (args.has("ref-text") || args.flag("x-vector-only")) {
         throw Error(ErrorCode::invalid_argument, "--ref-text and --x-vector-only need --ref-audio");
     }
-    if (args.flag("greedy") &&
-        (args.has("temperature") || args.has("top-k") || args.has("top-p") ||
-         args.has("subtalker-temperature") || args.has("subtalker-top-k") ||
-         args.has("subtalker-top-p")))
-        std::fprintf(stderr, "qwen3tts: warning: --greedy ignores temperature, top-k and top-p "
-                             "(as the official do_sample=False does)\n");
+    if (args.flag("greedy") && (args.has("temperature") || args.has("top-k") || args.has("top-p") ||
+                                args.has("subtalker-temperature") || args.has("subtalker-top-k") ||
+                                args.has("subtalker-top-p")))
+        std::fprintf(stderr,
+                     "qwen3tts: warning: --greedy ignores temperature, top-k and top-p "
+                     "(as the official do_sample=False does)\n");
 
     const ModelInfo info = model.info();
     if (info.type == "custom_voice" && o.speaker.empty()) {
@@ -78,7 +94,8 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
     // More threads than online CPUs are capped (with a warning) unless asked for explicitly.
     r.engine.oversubscribe = args.flag("oversubscribe");
     const std::string kernels = args.get("kernels", "fast");
-    if (kernels == "reference") r.engine.kernels = Kernels::reference;
+    if (kernels == "reference")
+        r.engine.kernels = Kernels::reference;
     else if (kernels != "fast")
         throw Error(ErrorCode::invalid_argument,
                     "--kernels must be fast or reference, got '" + kernels + "'");

@@ -115,9 +115,12 @@ using SnakeRowsFn = void (*)(const float*, int64_t, int64_t, int64_t, int, const
 
 SnakeRowsFn pick_snake() {
     switch (active_isa()) {
-        case Isa::avx512: return snake_rows_avx512;
-        case Isa::avx2: return snake_rows_avx2;
-        case Isa::generic: break;
+        case Isa::avx512:
+            return snake_rows_avx512;
+        case Isa::avx2:
+            return snake_rows_avx2;
+        case Isa::generic:
+            break;
     }
     return snake_rows_generic;
 }

@@ -22,16 +22,16 @@ namespace {
 // the panel slice a tile streams (kKc x kPanel floats) stays in L1 across the row tiles of a
 // row block. The first block starts from bias (+ y when accumulating), later ones from y.
 struct Tile {
-    const float* x;      // input row of the tile's first output row, at this block's tap/channel
+    const float* x;  // input row of the tile's first output row, at this block's tap/channel
     int64_t ldx;
     int kc;              // input channels in this reduction block
     const float* panel;  // this block's slice: [kc][kPanel]
     const float* bias;   // kPanel values (zero-padded) or nullptr; used when `first`
     float* y;
     int64_t ldy;
-    bool first;          // first reduction block: start from bias (+ y if accumulate)
+    bool first;  // first reduction block: start from bias (+ y if accumulate)
     bool accumulate;
-    int n_col;           // valid columns of this panel (<= kPanel)
+    int n_col;  // valid columns of this panel (<= kPanel)
 };
 
 // ---- AVX-512: MR rows x 32 columns in 2*MR zmm accumulators -------------------------------
@@ -39,8 +39,9 @@ struct Tile {
 template <int MR>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void tile_avx512(const Tile& a) {
     const __mmask16 m0 = a.n_col >= 16 ? __mmask16(0xffff) : __mmask16((1u << a.n_col) - 1);
-    const __mmask16 m1 =
-        a.n_col >= 32 ? __mmask16(0xffff) : a.n_col <= 16 ? 0 : __mmask16((1u << (a.n_col - 16)) - 1);
+    const __mmask16 m1 = a.n_col >= 32   ? __mmask16(0xffff)
+                         : a.n_col <= 16 ? 0
+                                         : __mmask16((1u << (a.n_col - 16)) - 1);
     __m512 c0[MR], c1[MR];
     if (a.first) {
         const __m512 bias0 = a.bias ? _mm512_loadu_ps(a.bias) : _mm512_setzero_ps();
@@ -135,13 +136,12 @@ void tile_generic(const Tile& a) {
 
 using TileFn = void (*)(const Tile&);
 
-#define QWEN3TTS_TILE_TABLE(fn, max_mr)                                      \
-    template <int... R>                                                      \
-    constexpr std::array<TileFn, sizeof...(R)> fn##_table_impl(              \
-        std::integer_sequence<int, R...>) {                                  \
-        return {&fn<R + 1>...};                                              \
-    }                                                                        \
-    const std::array<TileFn, max_mr> fn##_table =                            \
+#define QWEN3TTS_TILE_TABLE(fn, max_mr)                                                            \
+    template <int... R>                                                                            \
+    constexpr std::array<TileFn, sizeof...(R)> fn##_table_impl(std::integer_sequence<int, R...>) { \
+        return {&fn<R + 1>...};                                                                    \
+    }                                                                                              \
+    const std::array<TileFn, max_mr> fn##_table =                                                  \
         fn##_table_impl(std::make_integer_sequence<int, max_mr>());
 
 constexpr int kMrAvx512 = 12;
@@ -166,7 +166,8 @@ void check_pack_args(int c_out, int c_in, int n_tap, int dilation) {
 
 // Packs taps given by `tap_weight(o, i, j)`.
 template <class F>
-PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* bias, F tap_weight) {
+PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* bias,
+                     F tap_weight) {
     check_pack_args(c_out, c_in, n_tap, dilation);
     PackedConv p;
     p.c_out = c_out;
@@ -195,17 +196,16 @@ PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* 
 
 PackedConv pack_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
                        const float* bias) {
-    return pack_impl(c_out, c_in, n_tap, dilation, bias, [&](int o, int i, int j) {
-        return w[(size_t(o) * c_in + i) * n_tap + j];
-    });
+    return pack_impl(c_out, c_in, n_tap, dilation, bias,
+                     [&](int o, int i, int j) { return w[(size_t(o) * c_in + i) * n_tap + j]; });
 }
 
 PackedConv pack_linear(const float* w, int out, int in, const float* bias) {
     return pack_impl(out, in, 1, 1, bias, [&](int o, int i, int) { return w[size_t(o) * in + i]; });
 }
 
-PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
-                                       int stride, int phase, const float* bias) {
+PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel, int stride,
+                                       int phase, const float* bias) {
     if (stride <= 0 || kernel % stride != 0 || phase < 0 || phase >= stride)
         throw Error(ErrorCode::invalid_argument,
                     "conv_transpose1d pack: kernel " + std::to_string(kernel) +
@@ -270,7 +270,8 @@ void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_row
         // machine a descheduled thread then delays the call by one item, not by half of it.
         std::atomic<int64_t> next{0};
         auto grab = [&] {
-            for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;) run(i, i + 1);
+            for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;)
+                run(i, i + 1);
         };
         // One pointer of capture fits std::function's small buffer: no allocation per call.
         const auto* g = &grab;

@@ -51,8 +51,8 @@ PackedConv pack_linear(const float* w, int out, int in, const float* bias);
 // kernel = m·stride, right-trimmed to T·stride outputs): output row n·stride + phase is
 // Σ_{j<m} x[n-(m-1)+j] · w[:, :, phase + (m-1-j)·stride], i.e. an m-tap stride-1 conv whose
 // base pointer sits m-1 input rows before row n. Bias is added once per output.
-PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
-                                       int stride, int phase, const float* bias);
+PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel, int stride,
+                                       int phase, const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y[t*ldy + o] : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i]
 // for t in [0, n_rows), o in [0, c_out). `x` points at the first history row (see above).

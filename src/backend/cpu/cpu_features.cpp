@@ -48,8 +48,8 @@ Isa detect() {
     const Regs l7 = cpuid(7, 0);
     const bool avx2 = bit(l7.b, 5);
     if (!(avx2 && fma && f16c)) return Isa::generic;
-    const bool avx512 = bit(l7.b, 16) /* F */ && bit(l7.b, 17) /* DQ */ &&
-                        bit(l7.b, 30) /* BW */ && bit(l7.b, 31) /* VL */;
+    const bool avx512 = bit(l7.b, 16) /* F */ && bit(l7.b, 17) /* DQ */ && bit(l7.b, 30) /* BW */ &&
+                        bit(l7.b, 31) /* VL */;
     if (avx512 && (xcr & 0xe0) == 0xe0) return Isa::avx512;  // opmask and ZMM state
     return Isa::avx2;
 }
@@ -86,9 +86,12 @@ std::atomic<int> g_forced{-1};
 
 const char* isa_name(Isa isa) {
     switch (isa) {
-        case Isa::avx512: return "avx512";
-        case Isa::avx2: return "avx2";
-        case Isa::generic: break;
+        case Isa::avx512:
+            return "avx512";
+        case Isa::avx2:
+            return "avx2";
+        case Isa::generic:
+            break;
     }
     return "generic";
 }

@@ -27,15 +27,15 @@ constexpr int kRowBlock = 4;
 
 struct Avx512Bf16 {
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
-        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-            static_cast<const uint16_t*>(p) + k));
+        const __m256i h = _mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(p) + k));
         return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     }
 };
 struct Avx512F16 {
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
-        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-            static_cast<const uint16_t*>(p) + k)));
+        return _mm512_cvtph_ps(_mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(p) + k)));
     }
 };
 struct Avx512F32 {
@@ -47,8 +47,8 @@ struct Avx512F32 {
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
 QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
-                                 int64_t in, const float* bias, float* y, int64_t out,
-                                 int64_t r0, int64_t r1) {
+                                 int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
+                                 int64_t r1) {
     int64_t r = r0;
     for (; r + kRowBlock <= r1; r += kRowBlock) {
         const void* w0 = w + size_t(r) * row_bytes;
@@ -91,15 +91,15 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
 
 struct Avx2Bf16 {
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
-        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(
-            static_cast<const uint16_t*>(p) + k));
+        const __m128i h =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(p) + k));
         return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
     }
 };
 struct Avx2F16 {
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
-        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
-            static_cast<const uint16_t*>(p) + k)));
+        return _mm256_cvtph_ps(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(p) + k)));
     }
 };
 struct Avx2F32 {
@@ -123,13 +123,13 @@ QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t
         const int64_t nr = std::min<int64_t>(kRowBlock, r1 - r);
         for (int64_t i = 0; i < n; ++i) {
             const float* xi = x + i * in;
-            __m256 acc[kRowBlock] = {_mm256_setzero_ps(), _mm256_setzero_ps(),
-                                     _mm256_setzero_ps(), _mm256_setzero_ps()};
+            __m256 acc[kRowBlock] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                                     _mm256_setzero_ps()};
             for (int64_t k = 0; k < in; k += 8) {
                 const __m256 xv = _mm256_loadu_ps(xi + k);
                 for (int64_t j = 0; j < nr; ++j)
-                    acc[j] = _mm256_fmadd_ps(Load::load(w + size_t(r + j) * row_bytes, k), xv,
-                                             acc[j]);
+                    acc[j] =
+                        _mm256_fmadd_ps(Load::load(w + size_t(r + j) * row_bytes, k), xv, acc[j]);
             }
             for (int64_t j = 0; j < nr; ++j)
                 y[i * out + r + j] = hsum256(acc[j]) + (bias ? bias[r + j] : 0.0f);
@@ -159,15 +159,27 @@ void rows(Isa isa, const float* x, int64_t n, const TensorView& w, const float* 
     const size_t row_bytes = size_t(in) * dtype_size(w.dtype);
     if (isa == Isa::avx512) {
         switch (w.dtype) {
-            case DType::bf16: rows_avx512<Avx512Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-            case DType::f16: rows_avx512<Avx512F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-            default: rows_avx512<Avx512F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            case DType::bf16:
+                rows_avx512<Avx512Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1);
+                break;
+            case DType::f16:
+                rows_avx512<Avx512F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1);
+                break;
+            default:
+                rows_avx512<Avx512F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1);
+                break;
         }
     } else {
         switch (w.dtype) {
-            case DType::bf16: rows_avx2<Avx2Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-            case DType::f16: rows_avx2<Avx2F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
-            default: rows_avx2<Avx2F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1); break;
+            case DType::bf16:
+                rows_avx2<Avx2Bf16>(x, n, base, row_bytes, in, bias, y, out, r0, r1);
+                break;
+            case DType::f16:
+                rows_avx2<Avx2F16>(x, n, base, row_bytes, in, bias, y, out, r0, r1);
+                break;
+            default:
+                rows_avx2<Avx2F32>(x, n, base, row_bytes, in, bias, y, out, r0, r1);
+                break;
         }
     }
 }
@@ -179,8 +191,8 @@ bool worth_threads(ThreadPool* pool, size_t bytes, int64_t n) {
 
 }  // namespace
 
-void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w,
-                const float* bias, float* y) {
+void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w, const float* bias,
+                float* y) {
     const Isa isa = cpu::active_isa();  // here, not in the workers: it may throw
     if (!simd_ok(isa, w)) {
         linear_reference(x, n, w, bias, y);
@@ -188,8 +200,10 @@ void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w
     }
     const int64_t out = w.dim(0);
     auto body = [&](int64_t r0, int64_t r1) { rows(isa, x, n, w, bias, y, r0, r1); };
-    if (worth_threads(pool, w.nbytes(), n)) pool->parallel_for(out, 16, body);
-    else body(0, out);
+    if (worth_threads(pool, w.nbytes(), n))
+        pool->parallel_for(out, 16, body);
+    else
+        body(0, out);
 }
 
 void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
@@ -215,8 +229,10 @@ void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorV
             offset += out;
         }
     };
-    if (worth_threads(pool, bytes, n)) pool->parallel_for(total, 16, body);
-    else body(0, total);
+    if (worth_threads(pool, bytes, n))
+        pool->parallel_for(total, 16, body);
+    else
+        body(0, total);
 }
 
 }  // namespace qwen3tts::backend

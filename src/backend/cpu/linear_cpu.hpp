@@ -8,13 +8,13 @@
 
 #include <cstdint>
 
-#include "core/thread_pool.hpp"
 #include "core/tensor_view.hpp"
+#include "core/thread_pool.hpp"
 
 namespace qwen3tts::backend {
 
-void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w,
-                const float* bias, float* y);
+void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w, const float* bias,
+                float* y);
 
 // The same for several weight matrices sharing the input x: their output rows are split
 // across the threads as one range.

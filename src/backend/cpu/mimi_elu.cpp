@@ -111,9 +111,14 @@ __attribute__((target("avx2,fma"))) void elu_avx2(const float* x, int64_t n, flo
 
 void elu(const float* x, int64_t n, float* y) {
     switch (active_isa()) {
-        case Isa::avx512: elu_avx512(x, n, y); return;
-        case Isa::avx2: elu_avx2(x, n, y); return;
-        case Isa::generic: break;
+        case Isa::avx512:
+            elu_avx512(x, n, y);
+            return;
+        case Isa::avx2:
+            elu_avx2(x, n, y);
+            return;
+        case Isa::generic:
+            break;
     }
     elu_libm(x, n, y);
 }

@@ -11,7 +11,8 @@ void conv1d(const float* x_hist, int64_t ldx, int64_t n_rows, const float* w, co
             float acc = 0.0f;
             for (int i = 0; i < c_in; ++i)
                 for (int j = 0; j < k; ++j)
-                    acc += w[(int64_t(o) * c_in + i) * k + j] * x_hist[(t + int64_t(j) * dilation) * ldx + i];
+                    acc += w[(int64_t(o) * c_in + i) * k + j] *
+                           x_hist[(t + int64_t(j) * dilation) * ldx + i];
             if (bias) acc += bias[o];
             y[t * ldy + o] = accumulate ? y[t * ldy + o] + acc : acc;
         }
@@ -54,7 +55,8 @@ void conv1d_prepared(const cpu::PackedConv& w, const float* x_hist, int64_t ldx,
     const int64_t panel_floats = int64_t(w.n_tap) * w.c_in * cpu::kPanel;
     for (int64_t t = 0; t < n_rows; ++t)
         for (int o = 0; o < w.c_out; ++o) {
-            const float* panel = w.panels.data() + (o / cpu::kPanel) * panel_floats + o % cpu::kPanel;
+            const float* panel =
+                w.panels.data() + (o / cpu::kPanel) * panel_floats + o % cpu::kPanel;
             float acc = 0.0f;
             for (int j = 0; j < w.n_tap; ++j)
                 for (int i = 0; i < w.c_in; ++i)

@@ -2,8 +2,7 @@
 
 namespace qwen3tts::backend {
 
-void linear_reference(const float* x, int64_t n, const TensorView& w, const float* bias,
-                      float* y) {
+void linear_reference(const float* x, int64_t n, const TensorView& w, const float* bias, float* y) {
     const int64_t out = w.dim(0), in = w.dim(1);
     for (int64_t i = 0; i < n; ++i)
         for (int64_t o = 0; o < out; ++o) {
