@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "qwen3tts/error.hpp"
+
 namespace qwen3tts::testing {
 
 std::string data_dir() {
@@ -69,6 +71,15 @@ CommandResult run_shell(const std::string& command) {
 
 CommandResult run_cli(const std::string& args) {
     return run_shell(shell_quote(QWEN3TTS_CLI) + " " + args);
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
 }
 
 }  // namespace qwen3tts::testing

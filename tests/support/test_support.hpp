@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,8 @@ struct CommandResult {
 CommandResult run_cli(const std::string& args);
 CommandResult run_shell(const std::string& command);
 std::string shell_quote(const std::string& s);
+
+// The message of the qwen3tts::Error that f throws, or "(no error)" when it throws none.
+std::string error_of(const std::function<void()>& f);
 
 }  // namespace qwen3tts::testing

@@ -10,14 +10,7 @@
 namespace qwen3tts {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using testing::error_of;
 
 std::string write_codes(const std::string& name, const std::vector<int64_t>& v,
                         const std::vector<int64_t>& shape) {

@@ -12,6 +12,8 @@
 namespace qwen3tts {
 namespace {
 
+using testing::error_of;
+
 std::string tmp(const std::string& name) {
     return testing::tmp_dir() + "/npy_" + name;
 }
@@ -27,15 +29,6 @@ std::string write_v1(const std::string& name, const std::string& dict, const std
 }
 
 // Only qwen3tts::Error counts: a std::invalid_argument escaping is a failure of the test.
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 std::string read_error(const std::string& path) {
     return error_of([&] { read_npy(path); });
 }

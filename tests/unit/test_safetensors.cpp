@@ -15,6 +15,8 @@
 namespace qwen3tts {
 namespace {
 
+using testing::error_of;
+
 std::string tmp(const std::string& name) {
     return testing::tmp_dir() + "/st_" + name;
 }
@@ -28,15 +30,6 @@ void write_raw(const std::string& path, const std::string& header, const std::st
 
 std::string f32_bytes(std::initializer_list<float> v) {
     return std::string(reinterpret_cast<const char*>(std::data(v)), v.size() * sizeof(float));
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(Safetensors, ReadsValuesOfEveryFloatDtype) {

@@ -9,9 +9,12 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "runtime/sampler.hpp"
+#include "support/test_support.hpp"
 
 namespace qwen3tts {
 namespace {
+
+using testing::error_of;
 
 constexpr float kNegInf = -INFINITY;
 
@@ -21,16 +24,6 @@ std::vector<int> kept(const std::vector<float>& z) {
     for (size_t i = 0; i < z.size(); ++i)
         if (std::isfinite(z[i])) k.push_back(int(i));
     return k;
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no Error thrown)";
 }
 
 TEST(Rng, SplitMix64MatchesPublishedOutputs) {

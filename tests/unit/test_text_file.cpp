@@ -13,14 +13,7 @@
 namespace qwen3tts {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using testing::error_of;
 
 TEST(TextFile, ReadsSmallFiles) {
     const std::string path = testing::tmp_dir() + "/text_small.json";

@@ -13,17 +13,10 @@
 namespace qwen3tts {
 namespace {
 
+using testing::error_of;
+
 std::string tmp(const std::string& name) {
     return testing::tmp_dir() + "/voice_" + name;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 const ModelConfig& base_config() {
