@@ -34,6 +34,8 @@ struct ModelInfo {
     std::vector<std::string> dialects;   // dialect languages reached through speakers
     bool takes_instruction = false;      // whether --instruct has an effect
     size_t weight_bytes = 0;
+    int n_codebook = 0;     // codes per frame (16)
+    int codebook_size = 0;  // codes of codebooks 1.. are in [0, codebook_size) (2048)
 };
 
 struct LoadOptions {
@@ -176,7 +178,8 @@ class Synthesizer {
     Synthesizer(Synthesizer&&) noexcept;
     Synthesizer& operator=(Synthesizer&&) noexcept;
 
-    // Text → codec frames, [frames × 16] row-major, each code in [0, 2048).
+    // Text → codec frames, [frames × n_codebook] row-major (ModelInfo; 16 codes in [0, 2048)
+    // for the released checkpoints).
     // on_frame (optional) receives each frame as soon as it exists; return false to stop.
     std::vector<int32_t> generate_codes(
         const std::string& text, const SynthesisOptions& options,

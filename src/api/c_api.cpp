@@ -103,7 +103,7 @@ int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
         if (!buf) throw std::bad_alloc();
         std::memcpy(buf, frames.data(), frames.size() * sizeof(int32_t));
         *codes = buf;
-        *n_frames = frames.size() / 16;
+        *n_frames = frames.size() / size_t(synth->model.info().n_codebook);
     });
 }
 

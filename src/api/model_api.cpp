@@ -39,6 +39,8 @@ ModelInfo Model::info() const {
     i.takes_instruction = c.type == ModelType::voice_design ||
                           (c.type == ModelType::custom_voice && !c.ignores_instruction());
     i.weight_bytes = impl_->model->weights().total_bytes();
+    i.n_codebook = c.talker.num_code_groups;
+    i.codebook_size = c.talker.code_predictor.vocab_size;
     return i;
 }
 
@@ -62,7 +64,9 @@ std::vector<float> Model::decode(const std::vector<int32_t>& codes, const std::s
     const CodecDecoder& codec = impl_->codec();
     const std::vector<int64_t> wide(codes.begin(), codes.end());
     if (wide.size() % size_t(codec.n_codebook()) != 0)
-        throw Error(ErrorCode::invalid_argument, "codes are not a whole number of 16-code frames");
+        throw Error(ErrorCode::invalid_argument, "codes are not a whole number of " +
+                                                     std::to_string(codec.n_codebook()) +
+                                                     "-code frames");
     codec.validate_codes(wide.data(), int64_t(wide.size()) / codec.n_codebook());
     return decode_codes(codec, {backend::KernelSet::fast, &pool}, wide,
                         parse_codec_decode(codec_decode));

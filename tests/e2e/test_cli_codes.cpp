@@ -136,6 +136,7 @@ TEST(CliInfo, ListsSpeakersLanguagesAndDialects) {
     EXPECT_NE(cv.output.find("custom_voice"), std::string::npos);
     EXPECT_NE(cv.output.find("ryan"), std::string::npos);
     EXPECT_NE(cv.output.find("beijing_dialect"), std::string::npos);
+    EXPECT_NE(cv.output.find("codes:       16 per frame, each in [0, 2048)"), std::string::npos);
     const auto vd = run_cli("info --model " + model("tiny-voice_design"));
     ASSERT_EQ(vd.exit_code, 0) << vd.output;
     EXPECT_NE(vd.output.find("voice_design"), std::string::npos);

@@ -23,6 +23,7 @@ int cmd_info(int argc, char** argv) {
     std::printf("size:        %s (hidden %lld, %lld talker layers, %.2f GB of weights)\n",
                 i.size.c_str(), static_cast<long long>(i.hidden_size),
                 static_cast<long long>(i.talker_layers), double(i.weight_bytes) / 1e9);
+    std::printf("codes:       %d per frame, each in [0, %d)\n", i.n_codebook, i.codebook_size);
     std::printf("speakers:    %s\n", join(i.speakers).c_str());
     std::printf("languages:   %s\n", join(i.languages).c_str());
     std::printf("dialects:    %s\n", join(i.dialects).c_str());

@@ -65,7 +65,8 @@ int cmd_decode(int argc, char** argv) {
         model.decode(codes, args.get("codec-decode", "streaming"), args.get_int("threads", 0));
     writer.write(wav.data(), wav.size());
     writer.finish();
-    std::fprintf(stderr, "qwen3tts: %zu frames → %.2f s of audio → %s\n", codes.size() / 16,
+    std::fprintf(stderr, "qwen3tts: %zu frames → %.2f s of audio → %s\n",
+                 codes.size() / size_t(model.info().n_codebook),
                  double(wav.size()) / model.sample_rate(), out == "-" ? "stdout" : out.c_str());
     return 0;
 }
