@@ -235,7 +235,7 @@ namespace hub {
 
 struct PullProgress {
     enum class Event {
-        file_start,   // a download begins
+        file_start,   // a download begins (bytes = where it resumes)
         file_bytes,   // bytes of the current file arrived
         file_done,    // the current file is complete and checked
         file_cached,  // the file was already in the cache

@@ -7,29 +7,11 @@
 
 namespace qwen3tts::hub {
 
-// The public events mirror the hub layer's one for one.
-static_assert(int(PullProgress::Event::finished) == int(qwen3tts::PullProgress::Event::finished) &&
-              int(PullProgress::Event::file_cached) ==
-                  int(qwen3tts::PullProgress::Event::file_cached));
-
 PullResult pull(const std::string& repo, const PullOptions& options) {
     qwen3tts::PullOptions o;
     o.include = options.include;
     o.quiet = options.quiet;
-    if (options.on_progress) {
-        o.on_progress = [&options](const qwen3tts::PullProgress& p) {
-            PullProgress q;
-            q.event = static_cast<PullProgress::Event>(p.event);
-            q.repo_id = p.repo_id;
-            q.file = p.file;
-            q.index = p.index;
-            q.n_files = p.n_files;
-            q.bytes = p.bytes;
-            q.total = p.total;
-            q.all_total = p.all_total;
-            options.on_progress(q);
-        };
-    }
+    o.on_progress = options.on_progress;
     const qwen3tts::PullResult r = pull_model(repo, o);
     return PullResult{r.snapshot_dir, r.commit, r.n_files, r.n_downloaded, r.offline};
 }

@@ -43,19 +43,6 @@ std::string first_line(std::string s, size_t max_len = 200) {
     return s;
 }
 
-std::string human_bytes(uint64_t n) {
-    char buf[32];
-    if (n >= 1000000000ull)
-        std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
-    else if (n >= 1000000)
-        std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
-    else if (n >= 1000)
-        std::snprintf(buf, sizeof buf, "%.1f kB", double(n) / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
-    return buf;
-}
-
 // What a request was for, to word its error.
 struct Context {
     std::string repo_id;
@@ -241,6 +228,19 @@ int64_t content_range_start(const std::string& v) {
 }
 
 }  // namespace
+
+std::string human_bytes(uint64_t n) {
+    char buf[32];
+    if (n >= 1000000000ull)
+        std::snprintf(buf, sizeof buf, "%.1f GB", double(n) / 1e9);
+    else if (n >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(n) / 1e6);
+    else if (n >= 1000)
+        std::snprintf(buf, sizeof buf, "%.1f kB", double(n) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+    return buf;
+}
 
 std::string hf_home_dir() {
     if (!env("HF_HOME").empty()) return env("HF_HOME");

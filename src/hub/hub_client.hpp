@@ -77,4 +77,7 @@ using ByteProgressFn = std::function<void(uint64_t done, uint64_t total)>;
 bool fetch_blob(const HubConfig& cfg, const std::string& repo_id, const FileMeta& meta,
                 const ByteProgressFn& on_bytes);
 
+// "1.8 GB", "3.2 MB", "812 B": byte counts in messages and progress lines.
+std::string human_bytes(uint64_t n);
+
 }  // namespace qwen3tts

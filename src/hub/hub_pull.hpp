@@ -12,27 +12,13 @@
 #include <vector>
 
 #include "hub/hub_client.hpp"
+#include "qwen3tts/qwen3tts.hpp"
 #include "weights/model_dir.hpp"
 
 namespace qwen3tts {
 
-struct PullProgress {
-    enum class Event {
-        file_start,   // a download begins (bytes = where it resumes)
-        file_bytes,   // bytes of the current file arrived
-        file_done,    // the current file is complete and checked
-        file_cached,  // the blob was already in the cache
-        finished,     // all files are in place
-    };
-    Event event = Event::file_start;
-    std::string repo_id;
-    std::string file;
-    size_t index = 0;  // 1-based position of `file`
-    size_t n_files = 0;
-    uint64_t bytes = 0;      // of `file`
-    uint64_t total = 0;      // size of `file`
-    uint64_t all_total = 0;  // size of all files of the pull
-};
+// Progress events are the public API's (qwen3tts::hub::PullProgress), passed through as they are.
+using PullProgress = hub::PullProgress;
 using PullProgressFn = std::function<void(const PullProgress&)>;
 
 struct PullOptions {
