@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -106,7 +107,9 @@ struct SynthesisOptions {
     SamplingOptions talker;
     SamplingOptions predictor;
     int max_frames = 0;  // 0 = model default (max_new_tokens - 1)
-    uint64_t seed = 0;
+    // Sampling seed: the same seed, text and options give the same codes on every machine.
+    // Unset: a fresh random seed per call, reported in GenerationReport::seed.
+    std::optional<uint64_t> seed;
     // "streaming" (default): exact incremental codec decode, audio per frame as it is made;
     // "official-chunked": the official chunked_decode(300, 25) after generation (parity with
     // the Python output on texts longer than 24 s; no streaming).
@@ -118,6 +121,7 @@ struct GenerationReport {
     int64_t prompt_positions = 0;
     int64_t frames = 0;
     bool stopped_at_eos = false;
+    uint64_t seed = 0;  // the sampling seed used (to reproduce a run with a random seed)
     double prefill_ms = 0, talker_ms = 0, predictor_ms = 0;
 };
 

@@ -7,6 +7,7 @@
 #include "api/voice_impl.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/rng.hpp"
 #include "runtime/session.hpp"
 #include "runtime/speech.hpp"
 
@@ -63,7 +64,7 @@ struct Synthesizer::Impl {
                      " positions, prompt included); generation stops at its end");
         p.max_new_tokens = o.max_frames > 0 ? std::min(o.max_frames, context) + 1
                                             : model->model->config().generation.max_new_tokens;
-        p.seed = o.seed;
+        p.seed = o.seed ? *o.seed : random_seed();
         return p;
     }
 };
@@ -88,8 +89,9 @@ class BusyGuard {
     std::atomic<bool>& busy_;
 };
 
-GenerationReport to_report(const GenerationStats& s) {
+GenerationReport to_report(const GenerationStats& s, uint64_t seed) {
     GenerationReport r;
+    r.seed = seed;
     r.prompt_positions = s.prompt_positions;
     r.frames = s.frames;
     r.stopped_at_eos = s.stopped_at_eos;
@@ -125,7 +127,7 @@ std::vector<int32_t> Synthesizer::generate_codes(
     if (on_frame) hooks.on_frame = [&](int64_t, const int32_t* codes) { return on_frame(codes); };
     GenerationStats stats;
     auto codes = impl_->session.generate(prompt, params, hooks, &stats);
-    if (report) *report = to_report(stats);
+    if (report) *report = to_report(stats, params.seed);
     return codes;
 }
 
@@ -147,7 +149,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
     const SpeechStats st = synthesize_speech(impl_->session, codec, prompt, params,
                                              Impl::voice_of(options), mode, sink);
     if (report) {
-        report->generation = to_report(st.generation);
+        report->generation = to_report(st.generation, params.seed);
         report->codec_ms = st.codec_ms;
         report->first_audio_ms = st.first_audio_ms;
         report->total_ms = st.total_ms;

@@ -1,5 +1,7 @@
 #include "core/rng.hpp"
 
+#include <random>
+
 #include "core/error.hpp"
 
 namespace qwen3tts {
@@ -23,6 +25,11 @@ void Rng::reseed(uint64_t seed) {
     for (auto& word : s_) word = splitmix64_next(seed);
     // SplitMix64 is a bijection of a counter, so four consecutive outputs are never all zero.
     QWEN3TTS_ASSERT((s_[0] | s_[1] | s_[2] | s_[3]) != 0);
+}
+
+uint64_t random_seed() {
+    std::random_device device;
+    return (uint64_t(device()) << 32) ^ uint64_t(device());
 }
 
 void Rng::set_state(const std::array<uint64_t, 4>& s) {

@@ -14,6 +14,9 @@ namespace qwen3tts {
 // One SplitMix64 step: advances `state` by the golden-ratio increment and returns its mix.
 uint64_t splitmix64_next(uint64_t& state);
 
+// A seed from the OS entropy source (std::random_device), for runs that do not set one.
+uint64_t random_seed();
+
 class Rng {
   public:
     explicit Rng(uint64_t seed = 0) { reseed(seed); }
