@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qwen3tts/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,23 +39,26 @@ typedef struct qwen3tts_options {
     uint64_t seed;
 } qwen3tts_options;
 
-const char* qwen3tts_last_error(void);
+QWEN3TTS_API const char* qwen3tts_last_error(void);
 
-int qwen3tts_model_load(const char* model, qwen3tts_model** out);
-void qwen3tts_model_free(qwen3tts_model* model);
+QWEN3TTS_API int qwen3tts_model_load(const char* model, qwen3tts_model** out);
+QWEN3TTS_API void qwen3tts_model_free(qwen3tts_model* model);
 
-int qwen3tts_synthesizer_new(qwen3tts_model* model, int threads, qwen3tts_synthesizer** out);
-void qwen3tts_synthesizer_free(qwen3tts_synthesizer* synth);
+QWEN3TTS_API int qwen3tts_synthesizer_new(qwen3tts_model* model, int threads,
+                                          qwen3tts_synthesizer** out);
+QWEN3TTS_API void qwen3tts_synthesizer_free(qwen3tts_synthesizer* synth);
 
 /* Text → codes. On success *codes (malloc'ed, [*n_frames × 16] int32, free with
  * qwen3tts_free) holds the frames. */
-int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
-                            const qwen3tts_options* options, int32_t** codes, size_t* n_frames);
+QWEN3TTS_API int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
+                                         const qwen3tts_options* options, int32_t** codes,
+                                         size_t* n_frames);
 /* Text → 24 kHz mono float audio in [-1, 1]. On success *samples (malloc'ed, free with
  * qwen3tts_free) holds *n_samples samples. */
-int qwen3tts_speak(qwen3tts_synthesizer* synth, const char* text, const qwen3tts_options* options,
-                   float** samples, size_t* n_samples);
-void qwen3tts_free(void* p);
+QWEN3TTS_API int qwen3tts_speak(qwen3tts_synthesizer* synth, const char* text,
+                                const qwen3tts_options* options, float** samples,
+                                size_t* n_samples);
+QWEN3TTS_API void qwen3tts_free(void* p);
 
 #ifdef __cplusplus
 }

@@ -30,10 +30,11 @@ struct ModelInfo {
     std::string size;  // "0.6B", "1.7B" (or the raw tts_model_size tag)
     int64_t hidden_size = 0;
     int64_t talker_layers = 0;
-    std::vector<std::string> speakers;   // CustomVoice speaker names (lower case)
-    std::vector<std::string> languages;  // "auto" + language names
-    std::vector<std::string> dialects;   // dialect languages reached through speakers
-    bool takes_instruction = false;      // whether --instruct has an effect
+    std::vector<std::string> speakers;          // CustomVoice speaker names (lower case)
+    std::vector<std::string> speaker_dialects;  // parallel to speakers: dialect or ""
+    std::vector<std::string> languages;         // "auto" + language names
+    std::vector<std::string> dialects;          // dialect languages reached through speakers
+    bool takes_instruction = false;             // whether --instruct has an effect
     size_t weight_bytes = 0;
     int n_codebook = 0;     // codes per frame (16)
     int codebook_size = 0;  // codes of codebooks 1.. are in [0, codebook_size) (2048)

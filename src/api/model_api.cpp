@@ -34,6 +34,10 @@ ModelInfo Model::info() const {
     i.hidden_size = c.talker.hidden_size;
     i.talker_layers = c.talker.num_hidden_layers;
     i.speakers = c.speakers();
+    for (const std::string& speaker : i.speakers) {
+        const auto it = c.talker.spk_dialect.find(speaker);
+        i.speaker_dialects.push_back(it == c.talker.spk_dialect.end() ? "" : it->second);
+    }
     i.languages = c.languages();
     i.dialects = c.dialects();
     i.takes_instruction = c.type == ModelType::voice_design ||
