@@ -41,9 +41,11 @@ struct ModelInfo {
 };
 
 struct LoadOptions {
-    // Pre-tokeniser: "mistral_fixed" (the official loader's behaviour for a local directory)
-    // or "qwen2" (what it does when loading by hub id online). See docs/tokenizer.md.
-    std::string pretokenizer = "mistral_fixed";
+    // Pre-tokeniser: "qwen2" (the regex the Qwen3 text models were trained with; the official
+    // loader's choice for a hub id) for every way of naming a model, or "mistral_fixed" (what
+    // transformers 4.57.3 swaps in for a local directory; for parity with such a run only).
+    // See docs/tokenizer.md.
+    std::string pretokenizer = "qwen2";
     // true: memory-map the checkpoint (instant start, page cache shared between processes);
     // false: read the talker/predictor weights into private memory (slower start; faster
     // decoding where the page cache is slow to stream, see docs/benchmarks.md).
