@@ -54,12 +54,12 @@ void Progress::start_elapsed_ticker() {
     if (!enabled_) return;
     ticker_ = std::thread([this] {
         std::unique_lock<std::mutex> lock(mutex_);
-        while (!stop_cv_.wait_for(lock, kRedrawInterval, [this] { return stop_; })) {
+        do {
             const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.1f s elapsed", elapsed);
             draw(buf);
-        }
+        } while (!stop_cv_.wait_for(lock, kRedrawInterval, [this] { return stop_; }));
     });
 }
 
