@@ -124,7 +124,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"switch_with_bad_value", kCli + cv("--speaker ryan --text hi --greedy=maybe"),
              "--greedy is a switch: give it alone, or as --greedy=true or --greedy=false, not "
              "'maybe'"},
-        Case{"missing_value", kCli + cv("--speaker ryan --text"), "--text needs a value (TEXT)"}),
+        Case{"missing_value", kCli + cv("--speaker ryan --text"), "--text needs a value (TEXT)"},
+        Case{"unexpected_argument", kCli + "list foo",
+             "unexpected argument 'foo'; options start with -- (see `qwen3tts list --help`)"},
+        Case{"option_of_another_command", kCli + "info --text hi",
+             "unknown option '--text' (see `qwen3tts info --help`)"},
+        Case{"pull_without_repo", kCli + "pull",
+             "missing Org/Name[@revision] (see `qwen3tts pull --help`)"}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
 
 TEST(CliLanguages, CodesAndAnyCaseAreAliasesOfTheNames) {

@@ -92,7 +92,7 @@ Args::Args(const CommandSpec& command, int argc, char** argv) : command_(&comman
             positional_ = a;
             continue;
         } else {
-            throw usage_error(command, "unexpected argument '" + a + "' (options start with --)");
+            throw usage_error(command, "unexpected argument '" + a + "'; options start with --");
         }
 
         if (o->is_switch()) {
