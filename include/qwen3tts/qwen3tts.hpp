@@ -32,9 +32,13 @@ struct ModelInfo {
     int64_t talker_layers = 0;
     std::vector<std::string> speakers;          // CustomVoice speaker names (lower case)
     std::vector<std::string> speaker_dialects;  // parallel to speakers: dialect or ""
-    std::vector<std::string> languages;         // "auto" + language names
-    std::vector<std::string> dialects;          // dialect languages reached through speakers
-    bool takes_instruction = false;             // whether --instruct has an effect
+    // SynthesisOptions::language takes "auto", these names or their codes, any case.
+    std::vector<std::string> languages;       // "auto" + language names
+    std::vector<std::string> language_codes;  // parallel to languages: "en", ... or ""
+    // Dialects are no language values (as in the official code): the speaker carrying one
+    // (speaker_dialects) speaks it when the language is "auto" or "chinese".
+    std::vector<std::string> dialects;
+    bool takes_instruction = false;  // whether --instruct has an effect
     size_t weight_bytes = 0;
     int n_codebook = 0;     // codes per frame (16)
     int codebook_size = 0;  // codes of codebooks 1.. are in [0, codebook_size) (2048)
@@ -101,7 +105,7 @@ struct SamplingOptions {
 };
 
 struct SynthesisOptions {
-    std::string language = "auto";
+    std::string language = "auto";     // ModelInfo::languages or codes ("en"); "" is an error
     std::string speaker;               // CustomVoice
     std::string instruct;              // VoiceDesign, 1.7B CustomVoice
     Voice voice;                       // Base: the voice to clone
