@@ -300,6 +300,18 @@ std::vector<CachedModel> list_cache();  // sorted by repo id; empty when there i
 
 }  // namespace hub
 
+// What this library is: version, the commit it was built from, the SIMD level its kernels use
+// on this CPU (after QWEN3TTS_ISA), and the CMake build type.
+struct BuildInfo {
+    std::string version;     // "0.2.0"
+    std::string git_commit;  // "1a2b3c4d5e6f", or "unknown" outside a git checkout
+    std::string simd;        // "generic", "avx2" or "avx512"
+    std::string build_type;  // "Release", "Debug", ...
+};
+BuildInfo build_info();
+// "0.2.0 (git 1a2b3c4d5e6f, avx512, Release)"
+std::string version_string();
+
 // Output files (audio, codes, voices) are written under a temporary name next to the target and
 // renamed when complete. This deletes the temporaries of outputs still being written, so that an
 // interrupted program leaves none behind. Async-signal-safe: meant for the program's own

@@ -17,6 +17,10 @@ namespace qwen3tts::backend {
 
 enum class KernelSet { reference, fast };
 
+// The SIMD level KernelSet::fast runs at on this CPU ("generic", "avx2", "avx512"), after any
+// QWEN3TTS_ISA cap.
+const char* fast_kernel_level();
+
 struct ExecContext {
     KernelSet kernels = KernelSet::fast;
     ThreadPool* pool = nullptr;  // may be null: single-threaded

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/cpu/cpu_features.hpp"
 #include "backend/ops.hpp"
 #include "core/error.hpp"
 
 namespace qwen3tts::backend {
+
+const char* fast_kernel_level() {
+    return cpu::isa_name(cpu::active_isa());
+}
 
 void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, float* out) {
     const int64_t rows = table.dim(0), d = table.dim(1);
