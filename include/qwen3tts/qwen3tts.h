@@ -17,10 +17,14 @@
  * threads arguments: 0 = all online CPUs, negative is an error, more than the online CPUs is
  * capped (with a warning on stderr).
  *
- * ABI evolution: every options/info/report struct starts with struct_size. Fill it with the
- * matching *_init function (which writes sizeof and the defaults); the library reads and
- * writes only the fields within struct_size, so a program built against an older header keeps
- * working with a newer library. */
+ * ABI evolution: every options/info/report struct starts with struct_size, the size of the
+ * caller's struct. Options structs are filled by their *_init function, which is given
+ * sizeof(struct) by the caller (so a newer library never writes past an older program's
+ * struct); info and report structs get struct_size = sizeof(struct) from the caller. The
+ * library reads and writes only the fields that lie wholly within struct_size (a field added
+ * later takes its default when the caller's struct ends before it), so a program built
+ * against an older header keeps working with a newer library. struct_size 0 is an error
+ * ("struct_size not set"). */
 #ifndef QWEN3TTS_H
 #define QWEN3TTS_H
 
@@ -47,30 +51,38 @@ typedef struct qwen3tts_model qwen3tts_model;
 typedef struct qwen3tts_synthesizer qwen3tts_synthesizer;
 typedef struct qwen3tts_voice qwen3tts_voice;
 
-/* "0.2.0 (git 1a2b3c4, avx512, Release)": version, commit, SIMD level in use, build type.
- * Static string; thread-safe. */
+/* "0.2.0 (git 1a2b3c4d5e6f, avx512, Release)": version, commit, SIMD level in use, build type.
+ * Static string owned by the library (never freed); thread-safe. */
 QWEN3TTS_API const char* qwen3tts_version(void);
 
-/* Message of the last failed call on this thread ("" after a successful one). */
+/* Message of the last failed call on this thread ("" after a successful one). The string
+ * belongs to the library and stays valid until this thread's next call into it. Thread-safe
+ * (each thread has its own). */
 QWEN3TTS_API const char* qwen3tts_last_error(void);
 
-/* Frees an array returned by the library (codes, samples, token ids). NULL is ignored. */
+/* Frees an array returned by the library (codes, samples, token ids). NULL is ignored.
+ * Thread-safe. */
 QWEN3TTS_API void qwen3tts_free(void* p);
 
 /* ---- Models ------------------------------------------------------------------------------ */
 
 typedef struct qwen3tts_load_options {
     size_t struct_size;
-    const char* pretokenizer; /* NULL = "qwen2" (default) or "mistral_fixed" */
+    const char* pretokenizer; /* NULL = the library default ("qwen2"), or "mistral_fixed" */
     int mmap;                 /* 1 (default): map the checkpoint; 0: read it into memory */
 } qwen3tts_load_options;
 
-QWEN3TTS_API void qwen3tts_load_options_init(qwen3tts_load_options* options);
+/* Writes struct_size and the defaults into the first struct_size bytes of *options (pass
+ * sizeof *options). NULL or struct_size < sizeof(size_t) does nothing. Thread-safe. */
+QWEN3TTS_API void qwen3tts_load_options_init(qwen3tts_load_options* options, size_t struct_size);
 
 /* model: a checkpoint directory or a Hugging Face repo id ("Qwen/Qwen3-TTS-12Hz-0.6B-Base"),
- * downloaded into the hub cache on first use. options may be NULL (defaults). */
+ * downloaded into the hub cache on first use. options may be NULL (defaults). *out is freed
+ * with qwen3tts_model_free. Thread-safe (models are independent). */
 QWEN3TTS_API int qwen3tts_model_load(const char* model, const qwen3tts_load_options* options,
                                      qwen3tts_model** out);
+/* Frees the handle; synthesizers made from it keep the weights alive until they are freed.
+ * No other thread may use this handle during or after the call. NULL is ignored. */
 QWEN3TTS_API void qwen3tts_model_free(qwen3tts_model* model);
 
 typedef struct qwen3tts_model_info {
@@ -94,22 +106,25 @@ typedef struct qwen3tts_model_info {
     int sample_rate;   /* of the audio produced (24000) */
 } qwen3tts_model_info;
 
-/* Fills *info (set info->struct_size = sizeof *info first, or use a zeroed struct with it set).
- * Strings belong to the model. */
+/* Fills *info (set info->struct_size = sizeof *info first). The strings and string arrays
+ * belong to the model and stay valid until qwen3tts_model_free. Thread-safe. */
 QWEN3TTS_API int qwen3tts_model_get_info(const qwen3tts_model* model, qwen3tts_model_info* info);
 
-/* Token ids of text as the official tokenizer produces them: *ids (free with qwen3tts_free). */
+/* Token ids of text (UTF-8) as the official tokenizer produces them: *ids (free with
+ * qwen3tts_free). Thread-safe. */
 QWEN3TTS_API int qwen3tts_model_tokenize(const qwen3tts_model* model, const char* text,
                                          int32_t** ids, size_t* n_ids);
 
 /* Codes [n_frames × n_codebook] row-major → 24 kHz mono audio in [-1, 1] (*samples, free with
- * qwen3tts_free). codec_decode: NULL = "streaming", or "official-chunked". */
+ * qwen3tts_free). codec_decode: NULL = "streaming", or "official-chunked". threads as for
+ * qwen3tts_synthesizer_new. The codec decoder is loaded on first use. Thread-safe. */
 QWEN3TTS_API int qwen3tts_model_decode(const qwen3tts_model* model, const int32_t* codes,
                                        size_t n_frames, const char* codec_decode, int threads,
                                        float** samples, size_t* n_samples);
 
 /* Audio file (WAV/FLAC/Ogg/MP3, any rate) → codes [*n_frames × n_codebook] (free with
- * qwen3tts_free). Files longer than max_seconds (<= 0: 600) are refused. */
+ * qwen3tts_free). Files longer than max_seconds (<= 0: 600) are refused. The codec encoder is
+ * loaded on first use. Thread-safe. */
 QWEN3TTS_API int qwen3tts_model_encode_audio(const qwen3tts_model* model, const char* audio_path,
                                              int threads, double max_seconds, int32_t** codes,
                                              size_t* n_frames);
@@ -123,22 +138,27 @@ typedef struct qwen3tts_clone_options {
     double max_seconds;   /* longer references are refused (default 60) */
 } qwen3tts_clone_options;
 
-QWEN3TTS_API void qwen3tts_clone_options_init(qwen3tts_clone_options* options);
+/* As qwen3tts_load_options_init. */
+QWEN3TTS_API void qwen3tts_clone_options_init(qwen3tts_clone_options* options, size_t struct_size);
 
 /* A voice from a reference audio file (WAV/FLAC/Ogg/MP3, any rate). options NULL = defaults:
- * in-context mode, which needs ref_text, so NULL only fails with a message saying so. */
+ * in-context mode, which needs ref_text, so NULL only fails with a message saying so. *out is
+ * independent of the model (freed with qwen3tts_voice_free, in any order). Thread-safe. */
 QWEN3TTS_API int qwen3tts_voice_clone(const qwen3tts_model* model, const char* ref_audio_path,
                                       const qwen3tts_clone_options* options, qwen3tts_voice** out);
 /* The same from mono samples in [-1, 1] at sample_rate (resampled to 24 kHz as the official
- * code does). */
+ * code does); samples are copied, the caller keeps them. */
 QWEN3TTS_API int qwen3tts_voice_clone_samples(const qwen3tts_model* model, const float* samples,
                                               size_t n_samples, int sample_rate,
                                               const qwen3tts_clone_options* options,
                                               qwen3tts_voice** out);
+/* A .voice file (docs/voice_file.md); checked against the model when used. Thread-safe. */
 QWEN3TTS_API int qwen3tts_voice_load(const char* path, qwen3tts_voice** out);
+/* Writes atomically (temporary name, then rename). Thread-safe. */
 QWEN3TTS_API int qwen3tts_voice_save(const qwen3tts_voice* voice, const char* path);
+/* No other thread may use the voice during or after the call. NULL is ignored. */
 QWEN3TTS_API void qwen3tts_voice_free(qwen3tts_voice* voice);
-/* 1 for an in-context voice (reference codes + transcript), 0 for x-vector only. */
+/* 1 for an in-context voice (reference codes + transcript), 0 for x-vector only (or NULL). */
 QWEN3TTS_API int qwen3tts_voice_in_context(const qwen3tts_voice* voice);
 
 /* ---- Synthesis ------------------------------------------------------------------------------ */
@@ -166,9 +186,13 @@ typedef struct qwen3tts_options {
     const char* codec_decode; /* NULL = "streaming", or "official-chunked" */
 } qwen3tts_options;
 
-/* Defaults of the model's generation_config.json. model may be NULL (the released checkpoints'
- * defaults). */
-QWEN3TTS_API void qwen3tts_options_init(const qwen3tts_model* model, qwen3tts_options* options);
+/* Writes struct_size and the defaults of the model's generation_config.json into the first
+ * struct_size bytes of *options (pass sizeof *options); strings NULL, voice NULL, has_seed 0.
+ * model may be NULL: the released checkpoints' defaults (sampling on, temperature 0.9, top_k
+ * 50, top_p 1, repetition penalty 1.05 for the talker and 1 for the predictor; max_frames 0).
+ * NULL options or struct_size < sizeof(size_t) does nothing. Thread-safe. */
+QWEN3TTS_API void qwen3tts_options_init(const qwen3tts_model* model, qwen3tts_options* options,
+                                        size_t struct_size);
 
 typedef struct qwen3tts_report {
     size_t struct_size;
@@ -184,15 +208,22 @@ typedef struct qwen3tts_report {
 } qwen3tts_report;
 
 /* Callbacks: return 0 to go on, non-zero to stop (the call then returns QWEN3TTS_OK with what
- * was made so far and report->cancelled = 1). Pointers are valid during the call only. */
+ * was made so far and report->cancelled = 1). They run on the calling thread, must not unwind
+ * (C++ exceptions, longjmp) through the library, and must not call into the same synthesizer.
+ * The pointers they get are valid during the callback only. */
 typedef int (*qwen3tts_audio_callback)(const float* samples, size_t n_samples, void* user_data);
 typedef int (*qwen3tts_frame_callback)(const int32_t* codes, size_t n_codebook, void* user_data);
 
-QWEN3TTS_API int qwen3tts_synthesizer_new(qwen3tts_model* model, int threads,
+/* The mutable state of one request at a time (KV caches, RNG), using threads worker threads.
+ * It keeps the model's weights alive (the model handle may be freed first). *out is freed with
+ * qwen3tts_synthesizer_free. Thread-safe. */
+QWEN3TTS_API int qwen3tts_synthesizer_new(const qwen3tts_model* model, int threads,
                                           qwen3tts_synthesizer** out);
+/* No call may be running on synth. NULL is ignored. */
 QWEN3TTS_API void qwen3tts_synthesizer_free(qwen3tts_synthesizer* synth);
 
-/* In all four: options NULL = model defaults; report may be NULL (set its struct_size). */
+/* In all four: text is UTF-8; options NULL = model defaults; report may be NULL (else set its
+ * struct_size). One call per synthesizer at a time (a concurrent one fails, see above). */
 
 /* Text → codes [*n_frames × n_codebook] (free with qwen3tts_free). */
 QWEN3TTS_API int qwen3tts_generate_codes(qwen3tts_synthesizer* synth, const char* text,
@@ -217,7 +248,7 @@ QWEN3TTS_API int qwen3tts_speak_stream(qwen3tts_synthesizer* synth, const char* 
 
 /* Writes mono samples to path: format NULL/"" from the extension (.wav .flac .ogg/.opus .mp3
  * .pcm .npy), else "wav", "wav-f32", "flac", "opus", "mp3", "pcm", "npy". Atomic: written under
- * a temporary name, then renamed. */
+ * a temporary name, then renamed. Thread-safe (for different paths). */
 QWEN3TTS_API int qwen3tts_write_audio(const char* path, const float* samples, size_t n_samples,
                                       int sample_rate, const char* format);
 
