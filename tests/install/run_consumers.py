@@ -6,9 +6,9 @@
    (plain cc/c++ command lines, shared and static) and through find_package(qwen3tts)
    (tests/install/CMakeLists.txt: qwen3tts::qwen3tts and qwen3tts::qwen3tts_static)
 3. runs every consumer on a tiny checkpoint and checks its codes equal those of the build
-   tree's CLI (`qwen3tts codes`, same text and seed), the audio is frames × 1920 samples, and a
-   missing model is an error naming it: a code + message through the C API, a qwen3tts::Error
-   thrown inside libqwen3tts.so and caught by type in the C++ program.
+   tree's CLI (`qwen3tts codes`, same text and seed), its audio of the same text and seed is
+   frames × 1920 samples, and a missing model is an error naming it: a code + message through
+   the C API, a qwen3tts::Error thrown inside libqwen3tts.so and caught by type in C++.
 
 usage: run_consumers.py <build dir> <work dir> <cli> <model dir> <cc> <c++>
 """
@@ -57,12 +57,10 @@ def check_output(name, out, expected, cpp):
     codes = [[int(v) for v in line.split()] for line in lines[frames_line + 1:frames_line + 1 + n]]
     if codes != expected:
         sys.exit(f"{name}: codes differ from the CLI's\n got {codes}\nwant {expected}")
-    if cpp:
-        if f"samples {n * SAMPLES_PER_FRAME}" not in lines:
-            sys.exit(f"{name}: expected 'samples {n * SAMPLES_PER_FRAME}' in\n{out}")
-        error = "caught qwen3tts::Error 2: "  # ErrorCode::io
-    else:
-        error = "error 2: "  # QWEN3TTS_ERR_IO
+    if f"samples {n * SAMPLES_PER_FRAME}" not in lines:
+        sys.exit(f"{name}: expected 'samples {n * SAMPLES_PER_FRAME}' in\n{out}")
+    # ErrorCode::io, QWEN3TTS_ERR_IO
+    error = "caught qwen3tts::Error 2: " if cpp else "error 2: "
     if not any(line.startswith(error) and MISSING in line for line in lines):
         sys.exit(f"{name}: expected a line '{error}...{MISSING}...' in\n{out}")
     print(f"{name}: {n} frames as the CLI, error reported")
