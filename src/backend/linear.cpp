@@ -1,6 +1,8 @@
 // linear(): dispatch between the reference loops and the SIMD kernels.
 #include "backend/cpu/linear_cpu.hpp"
+#include "backend/cpu/linear_quant_cpu.hpp"
 #include "backend/ops.hpp"
+#include "backend/reference/linear_quant_ref.hpp"
 #include "backend/reference/linear_ref.hpp"
 #include "core/error.hpp"
 
@@ -13,6 +15,17 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
         linear_reference(x, n, w, bias, y);
     else
         linear_cpu(ctx.pool, x, n, w, bias, y);
+}
+
+void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
+            const float* bias, float* y) {
+    // Reused per thread: a linear never runs inside another on the same thread.
+    thread_local QuantizedActivations xq;
+    xq.quantize(x, n, w.cols);
+    if (ctx.kernels == KernelSet::reference)
+        linear_quant_reference(xq, w, bias, y);
+    else
+        linear_quant_cpu(ctx.pool, xq, w, bias, y);
 }
 
 void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "backend/cpu/conv_gemm.hpp"
+#include "backend/quantized_weights.hpp"
 #include "core/tensor_view.hpp"
 #include "core/thread_pool.hpp"
 
@@ -36,6 +37,12 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
 // x · ws[j]ᵀ. Fewer thread hand-offs per layer than separate calls.
 void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
                   float* const* ys, int count);
+
+// The same on weights quantized at load (quantized_weights.hpp): x is quantized per row and
+// block of 32 to int8 first, so this is an approximation of the float linear, measured in
+// docs/quantization.md. Each output row depends on its own input row only.
+void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
+            const float* bias, float* y);
 
 // Rows of one embedding table widened to f32: out[i, :] = table[ids[i], :].
 void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, float* out);
