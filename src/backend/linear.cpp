@@ -37,4 +37,26 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Tenso
     linear_cpu_group(ctx.pool, x, n, ws, ys, count);
 }
 
+void linear(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights& w,
+            const float* bias, float* y) {
+    if (w.quantized())
+        linear(ctx, x, n, *w.quantized(), bias, y);
+    else
+        linear(ctx, x, n, w.view(), bias, y);
+}
+
+void linear_group(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights* const* ws,
+                  float* const* ys, int count) {
+    QWEN3TTS_ASSERT(count <= 4);
+    bool all_stored = true;
+    for (int j = 0; j < count; ++j) all_stored = all_stored && !ws[j]->quantized();
+    if (all_stored) {
+        const TensorView* views[4];
+        for (int j = 0; j < count; ++j) views[j] = &ws[j]->view();
+        linear_group(ctx, x, n, views, ys, count);
+        return;
+    }
+    for (int j = 0; j < count; ++j) linear(ctx, x, n, *ws[j], nullptr, ys[j]);
+}
+
 }  // namespace qwen3tts::backend

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "backend/cpu/conv_gemm.hpp"
+#include "backend/linear_weights.hpp"
 #include "backend/quantized_weights.hpp"
 #include "core/tensor_view.hpp"
 #include "core/thread_pool.hpp"
@@ -43,6 +44,12 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Tenso
 // docs/quantization.md. Each output row depends on its own input row only.
 void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
             const float* bias, float* y);
+
+// Either of the above, as the layer's weights were loaded.
+void linear(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights& w,
+            const float* bias, float* y);
+void linear_group(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights* const* ws,
+                  float* const* ys, int count);
 
 // Rows of one embedding table widened to f32: out[i, :] = table[ids[i], :].
 void embedding_rows(const TensorView& table, const int32_t* ids, int64_t n, float* out);

@@ -16,6 +16,10 @@ int QuantizedWeights::code(int64_t r, int64_t c) const {
     const uint8_t* row = codes.data() + size_t(r) * row_code_bytes();
     if (format == QuantFormat::q8) return row[c];
     const int64_t pair = c / (2 * kQuantBlock), j = c % (2 * kQuantBlock);
+    if ((pair + 1) * 2 * kQuantBlock > cols) {  // the odd last block
+        const uint8_t byte = row[pair * kQuantBlock + j % (kQuantBlock / 2)];
+        return j < kQuantBlock / 2 ? byte & 0xf : byte >> 4;
+    }
     const uint8_t byte = row[pair * kQuantBlock + j % kQuantBlock];
     return j < kQuantBlock ? byte & 0xf : byte >> 4;
 }
@@ -75,16 +79,21 @@ void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64
         uint8_t* codes = out.codes.data() + size_t(r) * out.row_code_bytes();
         uint16_t* scales = out.scales.data() + size_t(r * blocks);
         for (int64_t b = 0; b < blocks; b += 2) {
-            for (int h = 0; h < 2; ++h)
+            const int in_pair = b + 1 < blocks ? 2 : 1;
+            for (int h = 0; h < in_pair; ++h)
                 scales[b + h] =
                     quantize_block(row.data() + (b + h) * kQuantBlock, out.format, block_codes[h]);
             if (out.format == QuantFormat::q8) {
-                std::copy_n(block_codes[0], kQuantBlock, codes + b * kQuantBlock);
-                std::copy_n(block_codes[1], kQuantBlock, codes + (b + 1) * kQuantBlock);
-            } else {
+                for (int h = 0; h < in_pair; ++h)
+                    std::copy_n(block_codes[h], kQuantBlock, codes + (b + h) * kQuantBlock);
+            } else if (in_pair == 2) {
                 uint8_t* pair = codes + (b / 2) * kQuantBlock;
                 for (int64_t j = 0; j < kQuantBlock; ++j)
                     pair[j] = uint8_t(block_codes[0][j] | (block_codes[1][j] << 4));
+            } else {  // an odd last block: 16 bytes, weights j and 16 + j
+                uint8_t* last = codes + (b / 2) * kQuantBlock;
+                for (int64_t j = 0; j < kQuantBlock / 2; ++j)
+                    last[j] = uint8_t(block_codes[0][j] | (block_codes[0][j + 16] << 4));
             }
         }
     }
@@ -93,11 +102,11 @@ void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64
 }  // namespace
 
 QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, ThreadPool* pool) {
-    if (w.shape.size() != 2 || w.dim(1) % (2 * kQuantBlock) != 0 ||
+    if (w.shape.size() != 2 || w.dim(1) % kQuantBlock != 0 ||
         !(w.dtype == DType::f32 || w.dtype == DType::f16 || w.dtype == DType::bf16))
         throw Error(ErrorCode::unsupported,
                     std::string("cannot quantize ") + w.name + " to " + quant_format_name(format) +
-                        ": expected a 2-D float matrix with a multiple of 64 columns, got " +
+                        ": expected a 2-D float matrix with a multiple of 32 columns, got " +
                         dtype_name(w.dtype) + " " + w.shape_str());
     QuantizedWeights q;
     q.name = w.name;

@@ -8,7 +8,8 @@
 // directly (AVX-512 VNNI vpdpbusd); the offset (128 or 8) is removed once per block through
 // the activations' block sums. q4 packs two blocks in 32 bytes: byte j of a block pair holds
 // the pair's weight j in its low nibble and weight 32 + j in its high nibble, so unpacking 32
-// bytes gives the 64 weights of the pair in order.
+// bytes gives the 64 weights of the pair in order; an odd last block takes 16 bytes, byte j
+// holding its weights j and 16 + j.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,7 @@ constexpr int64_t kQuantBlock = 32;
 struct QuantizedWeights {
     std::string name;  // the checkpoint tensor it was made from
     QuantFormat format = QuantFormat::q8;
-    int64_t rows = 0, cols = 0;    // cols is a multiple of 2 × kQuantBlock
+    int64_t rows = 0, cols = 0;    // cols is a multiple of kQuantBlock
     std::vector<uint8_t> codes;    // rows × row_code_bytes()
     std::vector<uint16_t> scales;  // f16, rows × blocks_per_row()
 

@@ -111,12 +111,30 @@ TEST(Quantize, Q4PacksTwoBlocksPerPairAndHitsTheExtremeExactly) {
     EXPECT_GE(within_half_step, int(rows * cols) - 2 * int(rows * cols / 32));
 }
 
+TEST(Quantize, Q4OddLastBlockTakesSixteenBytes) {
+    std::mt19937 rng(4);
+    const int64_t rows = 2, cols = 96;  // one pair and a last block
+    const auto w = random_bf16(rng, rows * cols, 0.05f);
+    const QuantizedWeights q = backend::quantize_weights(
+        TensorView{"w", DType::bf16, {rows, cols}, w.data()}, QuantFormat::q4, nullptr);
+    ASSERT_EQ(q.row_code_bytes(), 48u);
+    const uint8_t* row1 = q.codes.data() + 48;
+    for (int64_t j = 0; j < 16; ++j) {
+        EXPECT_EQ(row1[32 + j] & 0xf, q.code(1, 64 + j));
+        EXPECT_EQ(row1[32 + j] >> 4, q.code(1, 80 + j));
+    }
+    for (int64_t c = 64; c < 96; ++c) {
+        const float scale = std::fabs(f16_to_f32(q.scales[size_t(3 + c / 32)]));
+        EXPECT_LE(std::fabs(q.value(1, c) - bf16_to_f32(w[size_t(cols + c)])), scale * 1.001f);
+    }
+}
+
 TEST(Quantize, RefusesWhatItCannotRepresent) {
     std::vector<float> w(2 * 64, 0.5f);
-    const TensorView odd{"odd.weight", DType::f32, {4, 32}, w.data()};
+    const TensorView odd{"odd.weight", DType::f32, {8, 16}, w.data()};
     EXPECT_EQ(testing::error_of([&] { backend::quantize_weights(odd, QuantFormat::q8, nullptr); }),
               "cannot quantize odd.weight to q8: expected a 2-D float matrix with a multiple of "
-              "64 columns, got F32 [4, 32]");
+              "32 columns, got F32 [8, 16]");
     w[70] = std::numeric_limits<float>::infinity();
     const TensorView inf{"inf.weight", DType::f32, {2, 64}, w.data()};
     EXPECT_EQ(testing::error_of([&] { backend::quantize_weights(inf, QuantFormat::q4, nullptr); }),
@@ -164,23 +182,22 @@ TEST_P(QuantLinear, FastMatchesTheOracleAndIsBatchInvariant) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, QuantLinear,
-                         ::testing::Combine(testing_isa::kAllLevels,
-                                            ::testing::Values(Case{QuantFormat::q8, 1, 1024, 1024},
-                                                              Case{QuantFormat::q4, 1, 1024, 1024},
-                                                              Case{QuantFormat::q8, 3, 67, 192},
-                                                              Case{QuantFormat::q4, 3, 67, 192},
-                                                              Case{QuantFormat::q8, 5, 33, 64},
-                                                              Case{QuantFormat::q4, 2, 300, 3072},
-                                                              Case{QuantFormat::q8, 1, 2048,
-                                                                   1088})),
-                         [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
-                             const Case& c = std::get<1>(p.param);
-                             return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" +
-                                    backend::quant_format_name(c.format) + "_" +
-                                    std::to_string(c.n) + "x" + std::to_string(c.out) + "x" +
-                                    std::to_string(c.in);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, QuantLinear,
+    ::testing::Combine(
+        testing_isa::kAllLevels,
+        ::testing::Values(Case{QuantFormat::q8, 1, 1024, 1024},
+                          Case{QuantFormat::q4, 1, 1024, 1024}, Case{QuantFormat::q8, 3, 67, 192},
+                          Case{QuantFormat::q4, 3, 67, 192}, Case{QuantFormat::q8, 5, 33, 64},
+                          Case{QuantFormat::q4, 2, 300, 3072}, Case{QuantFormat::q8, 1, 2048, 1088},
+                          Case{QuantFormat::q8, 3, 40, 32}, Case{QuantFormat::q4, 3, 40, 32},
+                          Case{QuantFormat::q4, 2, 19, 1120}, Case{QuantFormat::q8, 2, 19, 1120})),
+    [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
+        const Case& c = std::get<1>(p.param);
+        return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" +
+               backend::quant_format_name(c.format) + "_" + std::to_string(c.n) + "x" +
+               std::to_string(c.out) + "x" + std::to_string(c.in);
+    });
 
 // The quantized linear against the float one on Gaussian weights and inputs: the relative RMS
 // error expected from the step sizes (q8: weights and activations ≈ 0.5 % each; q4 weights

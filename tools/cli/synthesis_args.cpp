@@ -22,6 +22,7 @@ const std::set<std::string> kSynthesisOptions = {"model",
                                                  "threads",
                                                  "kernels",
                                                  "pretokenizer",
+                                                 "quant",
                                                  "voice",
                                                  "ref-audio",
                                                  "ref-text"};
@@ -31,6 +32,7 @@ const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only", "no-mm
 LoadOptions parse_load_options(const Args& args) {
     LoadOptions o;
     o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
+    o.quant = args.get("quant", o.quant);
     o.mmap = !args.flag("no-mmap");
     return o;
 }

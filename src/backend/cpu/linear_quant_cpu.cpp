@@ -61,6 +61,19 @@ QWEN3TTS_VNNI inline __m512i codes64(const uint8_t* codes, int64_t p) {
     }
 }
 
+// The 32 codes of an odd last block (codes points at the block) as bytes in weight order.
+template <QuantFormat F>
+QWEN3TTS_VNNI inline __m256i codes32(const uint8_t* codes) {
+    if constexpr (F == QuantFormat::q8) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
+    } else {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes));
+        const __m128i nibble = _mm_set1_epi8(0x0f);
+        return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), nibble),
+                                _mm_and_si128(v, nibble));
+    }
+}
+
 // Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load.
 template <QuantFormat F>
 QWEN3TTS_VNNI float dot_vnni(const RowPair& rp, int offset) {
@@ -79,6 +92,16 @@ QWEN3TTS_VNNI float dot_vnni(const RowPair& rp, int offset) {
             const __m512i d = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, x);
             const __m512i lanes = _mm512_add_epi32(pair_lanes, _mm512_set1_epi32(int(2 * p)));
             acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(lanes, scale), acc);
+        }
+        if (nb % 2) {  // an odd last block (rows of 32 · odd columns)
+            const int64_t last = b + nb - 1;
+            const __m256i u = codes32<F>(rp.codes + last * (F == QuantFormat::q8 ? 32 : 16));
+            const __m256i x =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rp.xq + last * kQuantBlock));
+            const __m256i d = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x);
+            const __m256 s8 = _mm256_set1_ps(_cvtsh_ss(rp.wscale[last]) * rp.xscale[last]);
+            acc = _mm512_add_ps(acc,
+                                _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(d), s8)));
         }
     }
     return _mm512_reduce_add_ps(acc) - float(offset) * _mm512_reduce_add_ps(corr);
@@ -116,10 +139,16 @@ QWEN3TTS_AVX2 float dot_avx2(const RowPair& rp, int offset) {
     float corr = 0;
     for (int64_t b = 0; b < rp.blocks; b += 2) {
         __m256i u[2];
+        const int in_pair = b + 1 < rp.blocks ? 2 : 1;
         if constexpr (F == QuantFormat::q8) {
-            for (int h = 0; h < 2; ++h)
+            for (int h = 0; h < in_pair; ++h)
                 u[h] = _mm256_loadu_si256(
                     reinterpret_cast<const __m256i*>(rp.codes + (b + h) * kQuantBlock));
+        } else if (in_pair == 1) {  // an odd last block: 16 bytes, weights j and 16 + j
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rp.codes + b * 16));
+            const __m128i nibble = _mm_set1_epi8(0x0f);
+            u[0] = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), nibble),
+                                    _mm_and_si128(v, nibble));
         } else {
             const __m256i v =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rp.codes + b * 16));
@@ -127,7 +156,7 @@ QWEN3TTS_AVX2 float dot_avx2(const RowPair& rp, int offset) {
             u[0] = _mm256_and_si256(v, nibble);
             u[1] = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
         }
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < in_pair; ++h) {
             const __m256i x =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rp.xq + (b + h) * kQuantBlock));
             const float ws = _cvtsh_ss(rp.wscale[b + h]);
