@@ -87,7 +87,13 @@ int main(int argc, char** argv) {
         });
         for (backend::QuantFormat f : {backend::QuantFormat::q8, backend::QuantFormat::q4}) {
             std::vector<backend::QuantizedWeights> q;
+            const auto t0 = std::chrono::steady_clock::now();
             for (const TensorView& v : views) q.push_back(backend::quantize_weights(v, f, &pool));
+            const double quantize_s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("%-12s %-5s quantized at %.2f ns per weight (%d threads)\n", s.name,
+                        backend::quant_format_name(f), quantize_s * 1e9 / double(mat * copies),
+                        threads);
             report(backend::quant_format_name(f), q[0].nbytes(), [&](int c) {
                 backend::linear(ctx, x.data(), 1, q[size_t(c)], nullptr, y.data());
             });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backend/cpu/quantize_cpu.hpp"
 #include "core/error.hpp"
 
 namespace qwen3tts::backend {
@@ -29,73 +30,86 @@ float QuantizedWeights::value(int64_t r, int64_t c) const {
     return scale * float(code(r, c) - code_offset());
 }
 
-namespace {
-
-// One block of 32 weights → its f16 scale and unsigned codes (q8: one per byte; q4: 32 codes
-// in [0, 15], packed by the caller).
-uint16_t quantize_block(const float* w, QuantFormat format, uint8_t* codes) {
-    float extreme = 0;  // the value of largest magnitude
-    for (int64_t j = 0; j < kQuantBlock; ++j)
-        if (std::fabs(w[j]) > std::fabs(extreme)) extreme = w[j];
+QuantStep quant_step(QuantFormat format, float lo, float hi) {
+    QuantStep s;
+    // The value of largest magnitude (the positive one on a tie).
+    const float extreme = hi >= -lo ? hi : lo;
     const float target = format == QuantFormat::q8 ? std::fabs(extreme) / 127.0f : extreme / -8.0f;
     // Codes are computed against the scale as stored (f16), so value() is what the kernels use.
-    const uint16_t scale_f16 = f32_to_f16(target);
-    const float scale = f16_to_f32(scale_f16);
-    const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-    const int lo = format == QuantFormat::q8 ? -127 : -8, hi = format == QuantFormat::q8 ? 127 : 7;
-    const int offset = format == QuantFormat::q8 ? 128 : 8;
-    for (int64_t j = 0; j < kQuantBlock; ++j) {
-        const int q = std::clamp(int(std::lrint(w[j] * inv)), lo, hi);
-        codes[j] = uint8_t(q + offset);
-    }
-    return scale_f16;
+    s.scale_f16 = f32_to_f16(target);
+    const float scale = f16_to_f32(s.scale_f16);
+    s.inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+    s.min_q = format == QuantFormat::q8 ? -127 : -8;
+    s.max_q = format == QuantFormat::q8 ? 127 : 7;
+    s.offset = format == QuantFormat::q8 ? 128 : 8;
+    return s;
 }
 
-// Row r of a float matrix as f32 (the loop per dtype, not at_f32 per element: this runs over
-// every weight of the model at load).
-void widen_row(const TensorView& w, int64_t r, float* out) {
+void throw_non_finite(const TensorView& w, int64_t row) {
+    throw Error(ErrorCode::unsupported, "cannot quantize " + w.name + ": row " +
+                                            std::to_string(row) + " has a non-finite weight");
+}
+
+void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
+                           uint16_t* scales) {
     const int64_t cols = w.dim(1);
+    std::vector<float> row(static_cast<size_t>(cols));
     const size_t first = size_t(r * cols);
-    if (w.dtype == DType::f32) {
-        std::copy_n(static_cast<const float*>(w.data) + first, cols, out);
-        return;
+    for (int64_t c = 0; c < cols; ++c) {
+        if (w.dtype == DType::f32) {
+            row[size_t(c)] = static_cast<const float*>(w.data)[first + size_t(c)];
+        } else {
+            const uint16_t h = static_cast<const uint16_t*>(w.data)[first + size_t(c)];
+            row[size_t(c)] = w.dtype == DType::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        }
     }
-    const uint16_t* h = static_cast<const uint16_t*>(w.data) + first;
-    for (int64_t c = 0; c < cols; ++c)
-        out[c] = w.dtype == DType::bf16 ? bf16_to_f32(h[c]) : f16_to_f32(h[c]);
+    for (int64_t b = 0; b < cols / kQuantBlock; ++b) {
+        const float* x = row.data() + b * kQuantBlock;
+        float lo = x[0], hi = x[0];
+        bool finite = true;
+        for (int64_t j = 0; j < kQuantBlock; ++j) {
+            finite = finite && std::isfinite(x[j]);
+            lo = std::min(lo, x[j]);
+            hi = std::max(hi, x[j]);
+        }
+        if (!finite) throw_non_finite(w, r);
+        const QuantStep step = quant_step(format, lo, hi);
+        scales[b] = step.scale_f16;
+        for (int64_t j = 0; j < kQuantBlock; ++j)
+            codes[b * kQuantBlock + j] =
+                uint8_t(std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q) +
+                        step.offset);
+    }
+}
+
+namespace {
+
+// q4 codes, one per byte in weight order → two blocks per 32 bytes (see the header).
+void pack_q4(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
+    for (int64_t b = 0; b < blocks; b += 2) {
+        const uint8_t* u = unpacked + b * kQuantBlock;
+        uint8_t* p = packed + (b / 2) * kQuantBlock;
+        if (b + 1 < blocks) {
+            for (int64_t j = 0; j < kQuantBlock; ++j) p[j] = uint8_t(u[j] | (u[j + 32] << 4));
+        } else {  // an odd last block: 16 bytes, weights j and 16 + j
+            for (int64_t j = 0; j < kQuantBlock / 2; ++j) p[j] = uint8_t(u[j] | (u[j + 16] << 4));
+        }
+    }
 }
 
 void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
-    const int64_t cols = out.cols, blocks = out.blocks_per_row();
-    std::vector<float> row(static_cast<size_t>(cols));
-    uint8_t block_codes[2][kQuantBlock];
+    const int64_t blocks = out.blocks_per_row();
+    std::vector<uint8_t> unpacked(size_t(out.cols));  // q4: one code per byte
+    const bool simd = quantize_row_cpu_available();
     for (int64_t r = r0; r < r1; ++r) {
-        widen_row(w, r, row.data());
-        for (float v : row)
-            if (!std::isfinite(v))
-                throw Error(ErrorCode::unsupported, "cannot quantize " + w.name + ": row " +
-                                                        std::to_string(r) +
-                                                        " has a non-finite weight");
-        uint8_t* codes = out.codes.data() + size_t(r) * out.row_code_bytes();
+        uint8_t* row_codes = out.codes.data() + size_t(r) * out.row_code_bytes();
+        uint8_t* codes = out.format == QuantFormat::q8 ? row_codes : unpacked.data();
         uint16_t* scales = out.scales.data() + size_t(r * blocks);
-        for (int64_t b = 0; b < blocks; b += 2) {
-            const int in_pair = b + 1 < blocks ? 2 : 1;
-            for (int h = 0; h < in_pair; ++h)
-                scales[b + h] =
-                    quantize_block(row.data() + (b + h) * kQuantBlock, out.format, block_codes[h]);
-            if (out.format == QuantFormat::q8) {
-                for (int h = 0; h < in_pair; ++h)
-                    std::copy_n(block_codes[h], kQuantBlock, codes + (b + h) * kQuantBlock);
-            } else if (in_pair == 2) {
-                uint8_t* pair = codes + (b / 2) * kQuantBlock;
-                for (int64_t j = 0; j < kQuantBlock; ++j)
-                    pair[j] = uint8_t(block_codes[0][j] | (block_codes[1][j] << 4));
-            } else {  // an odd last block: 16 bytes, weights j and 16 + j
-                uint8_t* last = codes + (b / 2) * kQuantBlock;
-                for (int64_t j = 0; j < kQuantBlock / 2; ++j)
-                    last[j] = uint8_t(block_codes[0][j] | (block_codes[0][j + 16] << 4));
-            }
-        }
+        if (simd)
+            quantize_row_cpu(w, r, out.format, codes, scales);
+        else
+            quantize_row_portable(w, r, out.format, codes, scales);
+        if (out.format == QuantFormat::q4) pack_q4(unpacked.data(), blocks, row_codes);
     }
 }
 

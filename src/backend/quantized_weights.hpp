@@ -44,6 +44,22 @@ struct QuantizedWeights {
     float value(int64_t r, int64_t c) const;
 };
 
+// How one block is quantized, from its smallest and largest weight: code = clamp(round-to-
+// nearest-even(w · inverse), min_q, max_q) + offset. One rule for the portable and the SIMD
+// quantizers, so that they give the same codes.
+struct QuantStep {
+    uint16_t scale_f16 = 0;
+    float inverse = 0;  // 1 / the f16 scale (0 for an all-zero block)
+    int min_q = 0, max_q = 0, offset = 0;
+};
+QuantStep quant_step(QuantFormat format, float lo, float hi);
+[[noreturn]] void throw_non_finite(const TensorView& w, int64_t row);
+
+// Row r of w (checked by quantize_weights) → one code per byte (offset included) and the f16
+// block scales: the plain loops.
+void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
+                           uint16_t* scales);
+
 // w: [rows, cols] f32/f16/bf16 with cols a multiple of 64 (Error(unsupported) naming the
 // tensor otherwise, and for non-finite weights). Rows are split over the pool's threads.
 QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, ThreadPool* pool);

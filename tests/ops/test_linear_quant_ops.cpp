@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/cpu/linear_quant_cpu.hpp"
+#include "backend/cpu/quantize_cpu.hpp"
 #include "backend/ops.hpp"
 #include "backend/quantized_weights.hpp"
 #include "backend/reference/linear_quant_ref.hpp"
@@ -128,6 +129,44 @@ TEST(Quantize, Q4OddLastBlockTakesSixteenBytes) {
         EXPECT_LE(std::fabs(q.value(1, c) - bf16_to_f32(w[size_t(cols + c)])), scale * 1.001f);
     }
 }
+
+// The SIMD quantizers give the portable one's codes and scales, for every float dtype, at
+// every level, including ties between +m and -m and all-zero blocks.
+class QuantizeRow : public testing_isa::AtLevel {};
+
+TEST_P(QuantizeRow, SimdEqualsPortable) {
+    std::mt19937 rng(6);
+    std::normal_distribution<float> dist(0.0f, 0.05f);
+    const int64_t cols = 256;
+    std::vector<float> f32(static_cast<size_t>(cols));
+    for (auto& v : f32) v = bf16_to_f32(f32_to_bf16(dist(rng)));
+    f32[3] = 0.5f, f32[7] = -0.5f;                        // a tie in block 0
+    std::fill(f32.begin() + 64, f32.begin() + 96, 0.0f);  // an all-zero block
+    std::vector<uint16_t> bf16(f32.size()), f16(f32.size());
+    for (size_t i = 0; i < f32.size(); ++i) {
+        bf16[i] = f32_to_bf16(f32[i]);
+        f16[i] = f32_to_f16(f32[i]);
+    }
+    const TensorView views[3] = {{"w", DType::f32, {1, cols}, f32.data()},
+                                 {"w", DType::bf16, {1, cols}, bf16.data()},
+                                 {"w", DType::f16, {1, cols}, f16.data()}};
+    for (const TensorView& v : views)
+        for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
+            std::vector<uint8_t> portable(static_cast<size_t>(cols)),
+                fast(static_cast<size_t>(cols));
+            std::vector<uint16_t> ps(size_t(cols / 32)), fs(size_t(cols / 32));
+            backend::quantize_row_portable(v, 0, f, portable.data(), ps.data());
+            if (backend::quantize_row_cpu_available())
+                backend::quantize_row_cpu(v, 0, f, fast.data(), fs.data());
+            else
+                backend::quantize_row_portable(v, 0, f, fast.data(), fs.data());
+            EXPECT_EQ(portable, fast) << dtype_name(v.dtype) << " " << quant_format_name(f);
+            EXPECT_EQ(ps, fs) << dtype_name(v.dtype) << " " << quant_format_name(f);
+            EXPECT_EQ(portable[3], f == QuantFormat::q8 ? 255 : 0) << "the tie goes to +0.5";
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, QuantizeRow, testing_isa::kAllLevels, testing_isa::level_test_name);
 
 TEST(Quantize, RefusesWhatItCannotRepresent) {
     std::vector<float> w(2 * 64, 0.5f);
