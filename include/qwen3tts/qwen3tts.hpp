@@ -41,7 +41,8 @@ struct ModelInfo {
     std::vector<std::string> dialects;
     bool takes_instruction = false;  // whether --instruct has an effect
     size_t weight_bytes = 0;
-    int n_codebook = 0;     // codes per frame (16)
+    std::string quant;   // the LoadOptions::quant in effect, normalised ("talker=q4,predictor=q8")
+    int n_codebook = 0;  // codes per frame (16)
     int codebook_size = 0;  // codes of codebooks 1.. are in [0, codebook_size) (2048)
 };
 
@@ -55,6 +56,11 @@ struct LoadOptions {
     // false: read the talker/predictor weights into private memory (slower start; faster
     // decoding where the page cache is slow to stream, see docs/benchmarks.md).
     bool mmap = true;
+    // Weights of the talker and code-predictor decoder layers: "bf16" (as stored in the
+    // checkpoint, exact: the default), "q8" or "q4" (quantized at load, blocks of 32 with f16
+    // scales), or per component: "talker=q4,predictor=q8". docs/quantization.md has the
+    // accuracy and speed of each.
+    std::string quant = "bf16";
 };
 
 enum class Kernels { fast, reference };

@@ -17,10 +17,11 @@ Model Model::load(const std::string& model, const LoadOptions& options) {
     else
         throw Error(ErrorCode::invalid_argument,
                     "unknown pretokenizer '" + options.pretokenizer + "' (mistral_fixed or qwen2)");
+    const QuantPlan quant = parse_quant_plan(options.quant);  // before any download
     auto impl = std::make_shared<Impl>();
     // A repo id missing from the cache is downloaded here (the model layer reads the cache only).
     impl->model = TtsModel::load(resolve_or_pull_model_dir(model), regex,
-                                 options.mmap ? LoadMode::mmap : LoadMode::copy);
+                                 options.mmap ? LoadMode::mmap : LoadMode::copy, quant);
     Model m;
     m.impl_ = std::move(impl);
     return m;
@@ -45,6 +46,7 @@ ModelInfo Model::info() const {
     i.takes_instruction = c.type == ModelType::voice_design ||
                           (c.type == ModelType::custom_voice && !c.ignores_instruction());
     i.weight_bytes = impl_->model->weights().total_bytes();
+    i.quant = quant_plan_name(impl_->model->quant());
     i.n_codebook = c.talker.num_code_groups;
     i.codebook_size = c.talker.code_predictor.vocab_size;
     return i;

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "model/prompt.hpp"
+#include "model/tts_model.hpp"
 #include "runtime/speech.hpp"
 
 namespace qwen3tts {
@@ -22,6 +23,44 @@ inline CodecDecodeMode parse_codec_decode(const std::string& s) {
     if (s == "official-chunked") return CodecDecodeMode::official_chunked;
     throw Error(ErrorCode::invalid_argument,
                 "unknown codec decode mode '" + s + "' (streaming or official-chunked)");
+}
+
+// "bf16" | "q8" | "q4" | "talker=F,predictor=F" (either part may be left out: bf16).
+inline QuantPlan parse_quant_plan(const std::string& spec) {
+    auto format = [&](const std::string& name) -> std::optional<backend::QuantFormat> {
+        if (name == "bf16") return std::nullopt;
+        if (name == "q8") return backend::QuantFormat::q8;
+        if (name == "q4") return backend::QuantFormat::q4;
+        throw Error(ErrorCode::invalid_argument,
+                    "unknown quantization '" + name + "' in '" + spec + "' (bf16, q8 or q4)");
+    };
+    QuantPlan plan;
+    if (spec.find('=') == std::string::npos) {
+        plan.talker = plan.predictor = format(spec.empty() ? "bf16" : spec);
+        return plan;
+    }
+    size_t begin = 0;
+    while (begin <= spec.size()) {
+        const size_t end = std::min(spec.find(',', begin), spec.size());
+        const std::string part = spec.substr(begin, end - begin);
+        const size_t eq = part.find('=');
+        const std::string key = part.substr(0, eq);
+        if (eq == std::string::npos || (key != "talker" && key != "predictor"))
+            throw Error(
+                ErrorCode::invalid_argument,
+                "bad quantization '" + spec + "': expected bf16, q8, q4 or talker=F,predictor=F");
+        (key == "talker" ? plan.talker : plan.predictor) = format(part.substr(eq + 1));
+        begin = end + 1;
+    }
+    return plan;
+}
+
+inline std::string quant_plan_name(const QuantPlan& plan) {
+    auto name = [](const std::optional<backend::QuantFormat>& f) -> std::string {
+        return f ? backend::quant_format_name(*f) : "bf16";
+    };
+    if (name(plan.talker) == name(plan.predictor)) return name(plan.talker);
+    return "talker=" + name(plan.talker) + ",predictor=" + name(plan.predictor);
 }
 
 }  // namespace qwen3tts

@@ -1,6 +1,8 @@
 // linear(): dispatch between the reference loops and the SIMD kernels.
 #include "backend/cpu/linear_cpu.hpp"
+#include "backend/cpu/linear_quant_cpu.hpp"
 #include "backend/ops.hpp"
+#include "backend/reference/linear_quant_ref.hpp"
 #include "backend/reference/linear_ref.hpp"
 #include "core/error.hpp"
 
@@ -15,6 +17,17 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
         linear_cpu(ctx.pool, x, n, w, bias, y);
 }
 
+void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
+            const float* bias, float* y) {
+    // Reused per thread: a linear never runs inside another on the same thread.
+    thread_local QuantizedActivations xq;
+    xq.quantize(x, n, w.cols);
+    if (ctx.kernels == KernelSet::reference)
+        linear_quant_reference(xq, w, bias, y);
+    else
+        linear_quant_cpu(ctx.pool, xq, w, bias, y);
+}
+
 void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
                   float* const* ys, int count) {
     if (ctx.kernels == KernelSet::reference) {
@@ -22,6 +35,28 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Tenso
         return;
     }
     linear_cpu_group(ctx.pool, x, n, ws, ys, count);
+}
+
+void linear(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights& w,
+            const float* bias, float* y) {
+    if (w.quantized())
+        linear(ctx, x, n, *w.quantized(), bias, y);
+    else
+        linear(ctx, x, n, w.view(), bias, y);
+}
+
+void linear_group(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights* const* ws,
+                  float* const* ys, int count) {
+    QWEN3TTS_ASSERT(count <= 4);
+    bool all_stored = true;
+    for (int j = 0; j < count; ++j) all_stored = all_stored && !ws[j]->quantized();
+    if (all_stored) {
+        const TensorView* views[4];
+        for (int j = 0; j < count; ++j) views[j] = &ws[j]->view();
+        linear_group(ctx, x, n, views, ys, count);
+        return;
+    }
+    for (int j = 0; j < count; ++j) linear(ctx, x, n, *ws[j], nullptr, ys[j]);
 }
 
 }  // namespace qwen3tts::backend

@@ -10,6 +10,8 @@
 #include <cstdint>
 
 #include "backend/cpu/conv_gemm.hpp"
+#include "backend/linear_weights.hpp"
+#include "backend/quantized_weights.hpp"
 #include "core/tensor_view.hpp"
 #include "core/thread_pool.hpp"
 
@@ -35,6 +37,18 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
 // Several linears of the same input in one parallel region (q/k/v, gate/up): ys[j] =
 // x · ws[j]ᵀ. Fewer thread hand-offs per layer than separate calls.
 void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
+                  float* const* ys, int count);
+
+// The same on weights quantized at load (quantized_weights.hpp): x is quantized per row and
+// block of 32 to int8 first, so this is an approximation of the float linear, measured in
+// docs/quantization.md. Each output row depends on its own input row only.
+void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
+            const float* bias, float* y);
+
+// Either of the above, as the layer's weights were loaded.
+void linear(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights& w,
+            const float* bias, float* y);
+void linear_group(const ExecContext& ctx, const float* x, int64_t n, const LinearWeights* const* ws,
                   float* const* ys, int count);
 
 // Rows of one embedding table widened to f32: out[i, :] = table[ids[i], :].

@@ -71,4 +71,29 @@ float f16_to_f32(uint16_t h) {
     return f;
 }
 
+uint16_t f32_to_f16(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    const uint16_t sign = uint16_t((bits >> 16) & 0x8000u);
+    const uint32_t abs = bits & 0x7fffffffu;
+    if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // NaN
+    if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds beyond 65504: inf
+    if (abs < 0x38800000u) {                                  // below 2^-14: subnormal or zero
+        if (abs < 0x33000000u) return sign;                   // below half the smallest subnormal
+        const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
+        const int shift = 126 - int(abs >> 23);  // 14..24: to units of 2^-24
+        const uint32_t half = 1u << (shift - 1), rest = mant & ((1u << shift) - 1);
+        uint32_t q = mant >> shift;
+        if (rest > half || (rest == half && (q & 1u))) ++q;
+        return uint16_t(sign | q);
+    }
+    // Normal: rebias the exponent, round the 23-bit mantissa to 10 bits (a carry may bump
+    // the exponent, which is the right result).
+    const uint32_t rebased = abs - (uint32_t(127 - 15) << 23);
+    const uint32_t rest = rebased & 0x1fffu;
+    uint32_t h = rebased >> 13;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return uint16_t(sign | h);
+}
+
 }  // namespace qwen3tts

@@ -31,5 +31,8 @@ inline uint16_t f32_to_bf16(float f) {
 }
 
 float f16_to_f32(uint16_t h);
+// Round to nearest even (as F16C's vcvtps2ph with rounding mode 0): subnormals kept, values
+// beyond the f16 range become ±inf, NaN stays NaN.
+uint16_t f32_to_f16(float f);
 
 }  // namespace qwen3tts

@@ -8,12 +8,13 @@
 namespace qwen3tts {
 
 // ref: modeling_qwen3_tts.py, Qwen3TTSTalkerCodePredictorModelForConditionalGeneration
-CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t)
+CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
+                             std::optional<backend::QuantFormat> quant, ThreadPool* pool)
     : n_codebooks_(t.num_code_groups),
       vocab_(t.code_predictor.vocab_size),
       talker_hidden_(t.hidden_size),
       hidden_(t.code_predictor.hidden_size),
-      stack_(w, "talker.code_predictor.model.", stack_shape(t.code_predictor)) {
+      stack_(w, "talker.code_predictor.model.", stack_shape(t.code_predictor), quant, pool) {
     const std::string p = "talker.code_predictor.";
     // The projection exists exactly when the widths differ (nn.Identity otherwise).
     if (talker_hidden_ != hidden_) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "backend/ops.hpp"
 #include "model/config.hpp"
@@ -19,7 +20,10 @@ class CodePredictor {
         std::vector<float> input, residual, hidden, logits;
     };
 
-    CodePredictor(const WeightMap& weights, const TalkerConfig& talker_config);
+    // quant: the decoder layers' projections quantized at load (nullopt: as stored).
+    CodePredictor(const WeightMap& weights, const TalkerConfig& talker_config,
+                  std::optional<backend::QuantFormat> quant = std::nullopt,
+                  ThreadPool* pool = nullptr);
 
     int n_codebooks() const { return n_codebooks_; }  // 16
     int vocab_size() const { return vocab_; }         // 2048

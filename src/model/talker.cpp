@@ -20,8 +20,9 @@ DecoderStackShape stack_shape(const TransformerConfig& c) {
 }
 
 // ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSTalkerForConditionalGeneration
-Talker::Talker(const WeightMap& w, const TalkerConfig& c)
-    : config_(c), stack_(w, "talker.model.", stack_shape(c)) {
+Talker::Talker(const WeightMap& w, const TalkerConfig& c, std::optional<backend::QuantFormat> quant,
+               ThreadPool* pool)
+    : config_(c), stack_(w, "talker.model.", stack_shape(c), quant, pool) {
     const int64_t h = c.hidden_size, th = c.text_hidden_size;
     text_embedding_ = &w.get_float("talker.model.text_embedding.weight", {c.text_vocab_size, th});
     fc1_ = &w.get_float("talker.text_projection.linear_fc1.weight", {th, th});

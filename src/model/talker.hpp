@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "backend/ops.hpp"
 #include "model/config.hpp"
@@ -13,7 +14,9 @@ namespace qwen3tts {
 
 class Talker {
   public:
-    Talker(const WeightMap& weights, const TalkerConfig& config);
+    // quant: the decoder layers' projections quantized at load (nullopt: as stored).
+    Talker(const WeightMap& weights, const TalkerConfig& config,
+           std::optional<backend::QuantFormat> quant = std::nullopt, ThreadPool* pool = nullptr);
 
     int64_t hidden_size() const { return config_.hidden_size; }
     const DecoderStack& stack() const { return stack_; }

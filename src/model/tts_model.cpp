@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/thread_pool.hpp"
 #include "model/codec_config.hpp"
 #include "model/codec_encoder_config.hpp"
 #include "weights/model_dir.hpp"
@@ -67,10 +68,16 @@ void check_components(const ModelConfig& c, const Tokenizer& tok) {
 
 }  // namespace
 
-TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer)
-    : config_(std::move(config)), weights_(std::move(weights)), tokenizer_(std::move(tokenizer)) {
-    talker_ = std::make_unique<Talker>(weights_, config_.talker);
-    predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker);
+TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer,
+                   const QuantPlan& quant)
+    : config_(std::move(config)),
+      quant_(quant),
+      weights_(std::move(weights)),
+      tokenizer_(std::move(tokenizer)) {
+    // Quantizing reads every projection weight once: on all cores.
+    ThreadPool pool(quant.talker || quant.predictor ? resolve_thread_count(0, "threads") : 1);
+    talker_ = std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool);
+    predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor, &pool);
 
     // Everything else in the file is unexpected, except the speaker encoder of Base models
     // (used by voice cloning).
@@ -91,14 +98,14 @@ TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer)
 }
 
 std::shared_ptr<const TtsModel> TtsModel::load(const std::string& model, PretokenizerRegex regex,
-                                               LoadMode mode) {
+                                               LoadMode mode, const QuantPlan& quant) {
     const std::string dir = resolve_model_dir(model);
     ModelConfig config = load_model_config(dir);
     WeightMap weights = WeightMap::open(dir, "model", mode);
     Tokenizer tokenizer = Tokenizer::load(dir, regex);
     check_components(config, tokenizer);
     return std::shared_ptr<const TtsModel>(
-        new TtsModel(std::move(config), std::move(weights), std::move(tokenizer)));
+        new TtsModel(std::move(config), std::move(weights), std::move(tokenizer), quant));
 }
 
 }  // namespace qwen3tts

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "model/code_predictor.hpp"
@@ -13,12 +14,19 @@
 
 namespace qwen3tts {
 
+// Which decoder stacks are quantized at load (nullopt: used as stored, bf16 for the released
+// checkpoints). docs/quantization.md measures each setting.
+struct QuantPlan {
+    std::optional<backend::QuantFormat> talker, predictor;
+};
+
 class TtsModel {
   public:
     // `model` is a checkpoint directory or a Hugging Face repo id in the local cache.
     static std::shared_ptr<const TtsModel> load(const std::string& model,
                                                 PretokenizerRegex regex = PretokenizerRegex::qwen2,
-                                                LoadMode mode = LoadMode::mmap);
+                                                LoadMode mode = LoadMode::mmap,
+                                                const QuantPlan& quant = {});
 
     const ModelConfig& config() const { return config_; }
     const Tokenizer& tokenizer() const { return tokenizer_; }
@@ -26,11 +34,13 @@ class TtsModel {
     const CodePredictor& predictor() const { return *predictor_; }
     const WeightMap& weights() const { return weights_; }
     const std::string& dir() const { return config_.dir; }
+    const QuantPlan& quant() const { return quant_; }
 
   private:
-    TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer);
+    TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer, const QuantPlan& quant);
 
     ModelConfig config_;
+    QuantPlan quant_;
     WeightMap weights_;
     Tokenizer tokenizer_;
     std::unique_ptr<Talker> talker_;

@@ -25,19 +25,28 @@ void DecoderScratch::reserve(const DecoderStackShape& s, int64_t tokens) {
 }
 
 DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
-                           const DecoderStackShape& s)
+                           const DecoderStackShape& s, std::optional<backend::QuantFormat> quant,
+                           ThreadPool* pool)
     : shape_(s), rope_(s.rope_theta, s.head_dim) {
+    auto projection = [&](const std::string& name, std::vector<int64_t> shape) {
+        const TensorView& stored = w.get_float(name, shape);
+        backend::LinearWeights weights(stored, quant, pool);
+        // Only the quantized copy is read from now on: the checkpoint's bytes need not stay
+        // in this process's memory beside it.
+        if (quant) w.release_pages(stored);
+        return weights;
+    };
     const int64_t d = s.d_model, qd = s.n_head * s.head_dim, kvd = s.n_head_kv * s.head_dim;
     for (int64_t il = 0; il < s.n_layer; ++il) {
         const std::string p = prefix + "layers." + std::to_string(il) + ".";
         Layer l;
-        l.q = &w.get_float(p + "self_attn.q_proj.weight", {qd, d});
-        l.k = &w.get_float(p + "self_attn.k_proj.weight", {kvd, d});
-        l.v = &w.get_float(p + "self_attn.v_proj.weight", {kvd, d});
-        l.o = &w.get_float(p + "self_attn.o_proj.weight", {d, qd});
-        l.gate = &w.get_float(p + "mlp.gate_proj.weight", {s.d_ff, d});
-        l.up = &w.get_float(p + "mlp.up_proj.weight", {s.d_ff, d});
-        l.down = &w.get_float(p + "mlp.down_proj.weight", {d, s.d_ff});
+        l.q = projection(p + "self_attn.q_proj.weight", {qd, d});
+        l.k = projection(p + "self_attn.k_proj.weight", {kvd, d});
+        l.v = projection(p + "self_attn.v_proj.weight", {kvd, d});
+        l.o = projection(p + "self_attn.o_proj.weight", {d, qd});
+        l.gate = projection(p + "mlp.gate_proj.weight", {s.d_ff, d});
+        l.up = projection(p + "mlp.up_proj.weight", {s.d_ff, d});
+        l.down = projection(p + "mlp.down_proj.weight", {d, s.d_ff});
         l.in_norm = w.get_float(p + "input_layernorm.weight", {d}).to_f32();
         l.post_norm = w.get_float(p + "post_attention_layernorm.weight", {d}).to_f32();
         l.q_norm = w.get_float(p + "self_attn.q_norm.weight", {s.head_dim}).to_f32();
@@ -45,6 +54,14 @@ DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
         layers_.push_back(std::move(l));
     }
     final_norm_ = w.get_float(prefix + "norm.weight", {d}).to_f32();
+}
+
+size_t DecoderStack::weight_bytes() const {
+    size_t bytes = 0;
+    for (const Layer& l : layers_)
+        for (const auto* m : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+            bytes += m->nbytes();
+    return bytes;
 }
 
 KvCache DecoderStack::make_cache(int64_t capacity) const {
@@ -68,7 +85,7 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         const Layer& l = layers_[size_t(il)];
         backend::rms_norm(x, l.in_norm.data(), n, d, s.eps, sc.norm.data());
         {  // q [n, n_head*hd], k and v [n, n_kv*hd]
-            const TensorView* ws[3] = {l.q, l.k, l.v};
+            const backend::LinearWeights* ws[3] = {&l.q, &l.k, &l.v};
             float* ys[3] = {sc.q.data(), sc.k.data(), sc.v.data()};
             backend::linear_group(ctx, sc.norm.data(), n, ws, ys, 3);
         }
@@ -83,17 +100,17 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         std::memcpy(vc + pos0 * kvd, sc.v.data(), size_t(n * kvd) * sizeof(float));
         backend::attention(ctx, sc.q.data(), s.n_head * hd, kc, vc, kvd, n, pos0,
                            {s.n_head, s.n_head_kv, hd, 0}, sc.attn.data(), s.n_head * hd);
-        backend::linear(ctx, sc.attn.data(), n, *l.o, nullptr, sc.proj.data());
+        backend::linear(ctx, sc.attn.data(), n, l.o, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
 
         backend::rms_norm(x, l.post_norm.data(), n, d, s.eps, sc.norm.data());
         {
-            const TensorView* ws[2] = {l.gate, l.up};
+            const backend::LinearWeights* ws[2] = {&l.gate, &l.up};
             float* ys[2] = {sc.gate.data(), sc.up.data()};
             backend::linear_group(ctx, sc.norm.data(), n, ws, ys, 2);
         }
         backend::silu_mul(sc.gate.data(), sc.up.data(), n * s.d_ff, sc.gate.data());
-        backend::linear(ctx, sc.gate.data(), n, *l.down, nullptr, sc.proj.data());
+        backend::linear(ctx, sc.gate.data(), n, l.down, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
     }
     cache.set_length(pos0 + n);

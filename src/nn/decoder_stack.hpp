@@ -4,6 +4,7 @@
 // immutable; all mutable state lives in the caller's KvCache and DecoderScratch.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,15 @@ struct DecoderScratch {
 
 class DecoderStack {
   public:
-    // prefix: "talker.model." or "talker.code_predictor.model."
-    DecoderStack(const WeightMap& weights, const std::string& prefix, const DecoderStackShape& s);
+    // prefix: "talker.model." or "talker.code_predictor.model.". With `quant`, the seven
+    // projection matrices of every layer are quantized now (rows split over `pool`).
+    DecoderStack(const WeightMap& weights, const std::string& prefix, const DecoderStackShape& s,
+                 std::optional<backend::QuantFormat> quant = std::nullopt,
+                 ThreadPool* pool = nullptr);
 
     const DecoderStackShape& shape() const { return shape_; }
+    // Bytes of projection weights one token's forward reads.
+    size_t weight_bytes() const;
     KvCache make_cache(int64_t capacity) const;
 
     // Runs n tokens x[n, d_model] (modified in place: the residual stream) at positions
@@ -43,7 +49,7 @@ class DecoderStack {
 
   private:
     struct Layer {
-        const TensorView *q, *k, *v, *o, *gate, *up, *down;
+        backend::LinearWeights q, k, v, o, gate, up, down;
         std::vector<float> in_norm, post_norm, q_norm, k_norm;
     };
     DecoderStackShape shape_;

@@ -103,6 +103,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
         throw Error(ErrorCode::format, path + ": too short to be a safetensors file (" +
                                            std::to_string(size_) + " bytes)");
     }
+    mode_ = mode;
     if (mode == LoadMode::mmap) {
         map_ = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
     } else {
@@ -304,6 +305,20 @@ size_t WeightMap::total_bytes() const {
     size_t n = 0;
     for (const auto& kv : tensors_) n += kv.second.nbytes();
     return n;
+}
+
+void SafetensorsFile::release_pages(const TensorView& t) const {
+    if (mode_ != LoadMode::mmap || !map_) return;
+    const auto begin = reinterpret_cast<uintptr_t>(t.data), end = begin + t.nbytes();
+    const auto map_begin = reinterpret_cast<uintptr_t>(map_), map_end = map_begin + size_;
+    if (begin < map_begin || end > map_end) return;  // another file, or an aligned copy
+    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+    if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+void WeightMap::release_pages(const TensorView& t) const {
+    for (const auto& f : files_) f->release_pages(t);
 }
 
 }  // namespace qwen3tts

@@ -32,6 +32,13 @@ class SafetensorsFile {
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
     size_t file_size() const { return size_; }
 
+    // Gives the memory of tensor `t`'s whole pages back (its bytes have been converted, e.g.
+    // quantized, and will not be read again): a mapped file's pages leave this process's RSS
+    // (they stay in the page cache). No-op for a private copy (LoadMode::copy), whose bytes
+    // exist nowhere else, and for a tensor of another file. Reading `t` afterwards is still
+    // valid for a mapping (the pages fault back in).
+    void release_pages(const TensorView& t) const;
+
   private:
     // Headers of real checkpoints are well under 1 MiB; the limit bounds the JSON parse.
     static constexpr uint64_t kMaxHeaderBytes = 100u << 20;
@@ -40,6 +47,7 @@ class SafetensorsFile {
     std::string path_;
     void* map_ = nullptr;
     size_t size_ = 0;
+    LoadMode mode_ = LoadMode::mmap;
     std::map<std::string, TensorView> tensors_;
     std::map<std::string, std::string> metadata_;
     std::vector<std::unique_ptr<uint8_t[]>> aligned_copies_;  // of misaligned tensors
@@ -65,6 +73,8 @@ class WeightMap {
     std::vector<std::string> unused() const;
     const std::string& source() const { return source_; }
     size_t total_bytes() const;
+    // SafetensorsFile::release_pages on the file holding `t`.
+    void release_pages(const TensorView& t) const;
 
   private:
     std::string source_;

@@ -2,6 +2,7 @@
 // kind of broken file.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <functional>
@@ -265,6 +266,48 @@ TEST(Safetensors, TensorNamesOfTheRealCheckpointAreReadVerbatim) {
     EXPECT_EQ(w.all().size(), 85u);
     EXPECT_EQ(w.get("talker.codec_head.weight").shape, (std::vector<int64_t>{3072, 32}));
     EXPECT_EQ(w.get("talker.model.text_embedding.weight").dtype, DType::f32);
+}
+
+}  // namespace
+}  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// Resident pages of this process (/proc/self/statm, second field), in bytes.
+size_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    size_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * size_t(::sysconf(_SC_PAGESIZE));
+}
+
+TEST(SafetensorsReleasePages, AMappedTensorsPagesLeaveRssAndFaultBackIn) {
+    const std::string path = testing::tmp_dir() + "/release_pages.safetensors";
+    const size_t n = size_t(32) << 20;  // 32 MiB of bf16
+    std::vector<uint16_t> data(n / 2, f32_to_bf16(0.25f));
+    write_safetensors(path, {{"big", DType::bf16, {int64_t(n / 2)}, data.data()}}, {});
+    data.clear();
+    data.shrink_to_fit();
+    const WeightMap w = WeightMap::open(path, "", LoadMode::mmap);
+    const TensorView& t = w.get("big");
+    volatile uint32_t sum = 0;
+    const size_t before = resident_bytes();
+    for (size_t i = 0; i < n / 2; i += 2048) sum = sum + static_cast<const uint16_t*>(t.data)[i];
+    const size_t touched = resident_bytes();
+    EXPECT_GT(touched, before + n / 2) << "reading the tensor did not map it in";
+    w.release_pages(t);
+    EXPECT_LT(resident_bytes(), touched - n / 2) << "its pages stayed resident";
+    EXPECT_EQ(t.at_f32(int64_t(n / 2) - 1), 0.25f) << "the bytes are still readable";
+}
+
+TEST(SafetensorsReleasePages, APrivateCopyKeepsItsBytes) {
+    const std::string path = testing::tmp_dir() + "/release_copy.safetensors";
+    std::vector<float> data(size_t(1) << 20, 1.5f);
+    write_safetensors(path, {{"t", DType::f32, {int64_t(data.size())}, data.data()}}, {});
+    const WeightMap w = WeightMap::open(path, "", LoadMode::copy);
+    w.release_pages(w.get("t"));
+    EXPECT_EQ(w.get("t").at_f32(12345), 1.5f);
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ const OptionSpec kModel{"model", "model", "MODEL",
 const OptionSpec kPretokenizer{"pretokenizer", "model", "NAME",
                                "pre-tokeniser: qwen2 or mistral_fixed (docs/tokenizer.md)",
                                LoadOptions().pretokenizer};
+const OptionSpec kQuant{"quant", "model", "SPEC",
+                        "talker/code-predictor weights: bf16 (exact), q8 or q4 (quantized at "
+                        "load), or talker=F,predictor=F (docs/quantization.md)",
+                        LoadOptions().quant};
 const OptionSpec kNoMmap{"no-mmap", "model", "",
                          "read the weights into private memory instead of mapping them",
                          "memory-mapped"};
@@ -138,18 +142,31 @@ const std::string kSynthesisNotes =
     "  real-time factor so far on stderr (--quiet: none); elsewhere only the closing line.";
 
 std::vector<const OptionSpec*> synthesis(std::vector<const OptionSpec*> extra, bool bench) {
-    std::vector<const OptionSpec*> o = {&kModel,          &kPretokenizer,
-                                        &kNoMmap,         bench ? &kBenchText : &kText,
-                                        &kLanguage,       bench ? &kBenchSpeaker : &kSpeaker,
-                                        &kInstruct,       &kTextLayout,
-                                        &kVoice,          &kRefAudio,
-                                        &kRefText,        &kXVectorOnly,
-                                        &kSeed,           &kGreedy,
-                                        &kTemperature,    &kTopK,
-                                        &kTopP,           &kRepetitionPenalty,
-                                        &kSubTemperature, &kSubTopK,
-                                        &kSubTopP,        &kMaxFrames,
-                                        &kThreads,        &kKernels,
+    std::vector<const OptionSpec*> o = {&kModel,
+                                        &kPretokenizer,
+                                        &kQuant,
+                                        &kNoMmap,
+                                        bench ? &kBenchText : &kText,
+                                        &kLanguage,
+                                        bench ? &kBenchSpeaker : &kSpeaker,
+                                        &kInstruct,
+                                        &kTextLayout,
+                                        &kVoice,
+                                        &kRefAudio,
+                                        &kRefText,
+                                        &kXVectorOnly,
+                                        &kSeed,
+                                        &kGreedy,
+                                        &kTemperature,
+                                        &kTopK,
+                                        &kTopP,
+                                        &kRepetitionPenalty,
+                                        &kSubTemperature,
+                                        &kSubTopK,
+                                        &kSubTopP,
+                                        &kMaxFrames,
+                                        &kThreads,
+                                        &kKernels,
                                         &kOversubscribe};
     o.insert(o.end(), extra.begin(), extra.end());
     return o;

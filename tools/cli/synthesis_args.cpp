@@ -35,6 +35,7 @@ LoadOptions parse_load_options(const Args& args) {
     LoadOptions o;
     if (args.declares("pretokenizer")) o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
     if (args.declares("no-mmap")) o.mmap = !args.flag("no-mmap");
+    if (args.declares("quant")) o.quant = args.get("quant", o.quant);
     return o;
 }
 

@@ -54,10 +54,18 @@ Isa detect() {
     return Isa::avx2;
 }
 
+bool detect_avx512_vnni() {
+    return detect() == Isa::avx512 && bit(cpuid(7, 0).c, 11);
+}
+
 #else
 
 Isa detect() {
     return Isa::generic;
+}
+
+bool detect_avx512_vnni() {
+    return false;
 }
 
 #endif
@@ -126,6 +134,11 @@ bool resolve_isa_request(const char* value, Isa cpu_max, Isa* isa, std::string* 
 Isa detected_isa() {
     static const Isa isa = detect();
     return isa;
+}
+
+bool has_avx512_vnni() {
+    static const bool vnni = detect_avx512_vnni();
+    return vnni;
 }
 
 Isa active_isa() {

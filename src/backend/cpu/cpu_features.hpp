@@ -32,6 +32,10 @@ bool resolve_isa_request(const char* value, Isa cpu_max, Isa* isa, std::string* 
 // The highest level this CPU (and OS) can run.
 Isa detected_isa();
 
+// Whether the CPU has AVX-512 VNNI (int8 dot products, vpdpbusd) on top of the avx512 level:
+// the quantized linear kernels use it when the active level is avx512.
+bool has_avx512_vnni();
+
 // The level the kernels use: set_max_isa()'s, else QWEN3TTS_ISA's, else detected_isa().
 // Throws Error(invalid_argument) when QWEN3TTS_ISA names an unknown level or one above the
 // CPU's (on every call, so no kernel silently runs at another level than asked).

@@ -1,0 +1,22 @@
+// SIMD kernels of the quantized linear (quantized_weights.hpp): int8 activations times the
+// weights' unsigned codes, summed exactly in int32 per block of 32, then scaled in f32.
+// AVX-512 VNNI (vpdpbusd, 64 weights per instruction) where the CPU has it at the avx512
+// level, else AVX2 (vpmaddubsw + vpmaddwd); the generic level runs the reference loops.
+// Each output is computed by one thread in a fixed order over its row, whatever n and the
+// thread count, so a row's result does not depend on the other rows of the batch.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/quantized_weights.hpp"
+#include "core/thread_pool.hpp"
+
+namespace qwen3tts::backend {
+
+void linear_quant_cpu(ThreadPool* pool, const QuantizedActivations& x, const QuantizedWeights& w,
+                      const float* bias, float* y);
+
+// "avx512-vnni", "avx2" or "generic": the kernel linear_quant_cpu runs now.
+const char* linear_quant_cpu_kernel();
+
+}  // namespace qwen3tts::backend

@@ -1,0 +1,176 @@
+#include "backend/quantized_weights.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "backend/cpu/quantize_cpu.hpp"
+#include "core/error.hpp"
+
+namespace qwen3tts::backend {
+
+const char* quant_format_name(QuantFormat f) {
+    return f == QuantFormat::q8 ? "q8" : "q4";
+}
+
+int QuantizedWeights::code(int64_t r, int64_t c) const {
+    const uint8_t* row = codes.data() + size_t(r) * row_code_bytes();
+    if (format == QuantFormat::q8) return row[c];
+    const int64_t pair = c / (2 * kQuantBlock), j = c % (2 * kQuantBlock);
+    if ((pair + 1) * 2 * kQuantBlock > cols) {  // the odd last block
+        const uint8_t byte = row[pair * kQuantBlock + j % (kQuantBlock / 2)];
+        return j < kQuantBlock / 2 ? byte & 0xf : byte >> 4;
+    }
+    const uint8_t byte = row[pair * kQuantBlock + j % kQuantBlock];
+    return j < kQuantBlock ? byte & 0xf : byte >> 4;
+}
+
+float QuantizedWeights::value(int64_t r, int64_t c) const {
+    const float scale = f16_to_f32(scales[size_t(r * blocks_per_row() + c / kQuantBlock)]);
+    return scale * float(code(r, c) - code_offset());
+}
+
+QuantStep quant_step(QuantFormat format, float lo, float hi) {
+    QuantStep s;
+    // The value of largest magnitude (the positive one on a tie).
+    const float extreme = hi >= -lo ? hi : lo;
+    const float target = format == QuantFormat::q8 ? std::fabs(extreme) / 127.0f : extreme / -8.0f;
+    // Codes are computed against the scale as stored (f16), so value() is what the kernels use.
+    s.scale_f16 = f32_to_f16(target);
+    const float scale = f16_to_f32(s.scale_f16);
+    s.inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+    s.min_q = format == QuantFormat::q8 ? -127 : -8;
+    s.max_q = format == QuantFormat::q8 ? 127 : 7;
+    s.offset = format == QuantFormat::q8 ? 128 : 8;
+    return s;
+}
+
+void throw_non_finite(const TensorView& w, int64_t row) {
+    throw Error(ErrorCode::unsupported, "cannot quantize " + w.name + ": row " +
+                                            std::to_string(row) + " has a non-finite weight");
+}
+
+void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
+                           uint16_t* scales) {
+    const int64_t cols = w.dim(1);
+    std::vector<float> row(static_cast<size_t>(cols));
+    const size_t first = size_t(r * cols);
+    for (int64_t c = 0; c < cols; ++c) {
+        if (w.dtype == DType::f32) {
+            row[size_t(c)] = static_cast<const float*>(w.data)[first + size_t(c)];
+        } else {
+            const uint16_t h = static_cast<const uint16_t*>(w.data)[first + size_t(c)];
+            row[size_t(c)] = w.dtype == DType::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        }
+    }
+    for (int64_t b = 0; b < cols / kQuantBlock; ++b) {
+        const float* x = row.data() + b * kQuantBlock;
+        float lo = x[0], hi = x[0];
+        bool finite = true;
+        for (int64_t j = 0; j < kQuantBlock; ++j) {
+            finite = finite && std::isfinite(x[j]);
+            lo = std::min(lo, x[j]);
+            hi = std::max(hi, x[j]);
+        }
+        if (!finite) throw_non_finite(w, r);
+        const QuantStep step = quant_step(format, lo, hi);
+        scales[b] = step.scale_f16;
+        for (int64_t j = 0; j < kQuantBlock; ++j)
+            codes[b * kQuantBlock + j] =
+                uint8_t(std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q) +
+                        step.offset);
+    }
+}
+
+namespace {
+
+// q4 codes, one per byte in weight order → two blocks per 32 bytes (see the header).
+void pack_q4(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
+    for (int64_t b = 0; b < blocks; b += 2) {
+        const uint8_t* u = unpacked + b * kQuantBlock;
+        uint8_t* p = packed + (b / 2) * kQuantBlock;
+        if (b + 1 < blocks) {
+            for (int64_t j = 0; j < kQuantBlock; ++j) p[j] = uint8_t(u[j] | (u[j + 32] << 4));
+        } else {  // an odd last block: 16 bytes, weights j and 16 + j
+            for (int64_t j = 0; j < kQuantBlock / 2; ++j) p[j] = uint8_t(u[j] | (u[j + 16] << 4));
+        }
+    }
+}
+
+void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
+    const int64_t blocks = out.blocks_per_row();
+    std::vector<uint8_t> unpacked(size_t(out.cols));  // q4: one code per byte
+    const bool simd = quantize_row_cpu_available();
+    for (int64_t r = r0; r < r1; ++r) {
+        uint8_t* row_codes = out.codes.data() + size_t(r) * out.row_code_bytes();
+        uint8_t* codes = out.format == QuantFormat::q8 ? row_codes : unpacked.data();
+        uint16_t* scales = out.scales.data() + size_t(r * blocks);
+        if (simd)
+            quantize_row_cpu(w, r, out.format, codes, scales);
+        else
+            quantize_row_portable(w, r, out.format, codes, scales);
+        if (out.format == QuantFormat::q4) pack_q4(unpacked.data(), blocks, row_codes);
+    }
+}
+
+}  // namespace
+
+QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, ThreadPool* pool) {
+    if (w.shape.size() != 2 || w.dim(1) % kQuantBlock != 0 ||
+        !(w.dtype == DType::f32 || w.dtype == DType::f16 || w.dtype == DType::bf16))
+        throw Error(ErrorCode::unsupported,
+                    std::string("cannot quantize ") + w.name + " to " + quant_format_name(format) +
+                        ": expected a 2-D float matrix with a multiple of 32 columns, got " +
+                        dtype_name(w.dtype) + " " + w.shape_str());
+    QuantizedWeights q;
+    q.name = w.name;
+    q.format = format;
+    q.rows = w.dim(0);
+    q.cols = w.dim(1);
+    q.codes.resize(size_t(q.rows) * q.row_code_bytes());
+    q.scales.resize(size_t(q.rows * q.blocks_per_row()));
+    auto body = [&](int64_t r0, int64_t r1) { quantize_rows(w, q, r0, r1); };
+    if (pool)
+        pool->parallel_for(q.rows, 16, body);
+    else
+        body(0, q.rows);
+    return q;
+}
+
+void QuantizedActivations::quantize(const float* x, int64_t n, int64_t n_cols) {
+    QWEN3TTS_ASSERT(n_cols % kQuantBlock == 0);
+    rows = n;
+    cols = n_cols;
+    const int64_t blocks = n * cols / kQuantBlock;
+    q.resize(size_t(n * cols));
+    scales.resize(size_t(blocks));
+    scaled_sums.resize(size_t(blocks));
+    for (int64_t b = 0; b < blocks; ++b) {
+        const float* xb = x + b * kQuantBlock;
+        int8_t* qb = q.data() + b * kQuantBlock;
+        float max_abs = 0;
+        bool finite = true;
+        for (int64_t j = 0; j < kQuantBlock; ++j) {
+            finite = finite && std::isfinite(xb[j]);
+            max_abs = std::max(max_abs, std::fabs(xb[j]));
+        }
+        if (!finite) {
+            // The block's scale is NaN, so the outputs it reaches are NaN (as in float
+            // arithmetic), never silently finite.
+            std::fill_n(qb, kQuantBlock, int8_t(0));
+            scales[size_t(b)] = scaled_sums[size_t(b)] = std::numeric_limits<float>::quiet_NaN();
+            continue;
+        }
+        const float scale = max_abs / 127.0f;
+        const float inv = max_abs > 0 ? 127.0f / max_abs : 0.0f;
+        int sum = 0;
+        for (int64_t j = 0; j < kQuantBlock; ++j) {
+            qb[j] = int8_t(std::clamp(int(std::lrint(xb[j] * inv)), -127, 127));
+            sum += qb[j];
+        }
+        scales[size_t(b)] = scale;
+        scaled_sums[size_t(b)] = scale * float(sum);
+    }
+}
+
+}  // namespace qwen3tts::backend

@@ -1,0 +1,77 @@
+// Linear-layer weights quantized once at load from the checkpoint's own float weights (no
+// conversion step, no extra files). Both formats cut each weight row into blocks of 32 with
+// one f16 scale per block:
+//   q8  code = round(w / scale) + 128 in [1, 255], scale = max|w| / 127;
+//   q4  code = round(w / scale) + 8 in [0, 15], scale = (the block's value of largest
+//       magnitude) / -8, so that value lands exactly on the code 0 and all 16 levels are used.
+// Codes are unsigned so the integer kernels multiply them with signed int8 activations
+// directly (AVX-512 VNNI vpdpbusd); the offset (128 or 8) is removed once per block through
+// the activations' block sums. q4 packs two blocks in 32 bytes: byte j of a block pair holds
+// the pair's weight j in its low nibble and weight 32 + j in its high nibble, so unpacking 32
+// bytes gives the 64 weights of the pair in order; an odd last block takes 16 bytes, byte j
+// holding its weights j and 16 + j.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor_view.hpp"
+#include "core/thread_pool.hpp"
+
+namespace qwen3tts::backend {
+
+enum class QuantFormat { q8, q4 };
+
+const char* quant_format_name(QuantFormat f);  // "q8", "q4"
+
+constexpr int64_t kQuantBlock = 32;
+
+struct QuantizedWeights {
+    std::string name;  // the checkpoint tensor it was made from
+    QuantFormat format = QuantFormat::q8;
+    int64_t rows = 0, cols = 0;    // cols is a multiple of kQuantBlock
+    std::vector<uint8_t> codes;    // rows × row_code_bytes()
+    std::vector<uint16_t> scales;  // f16, rows × blocks_per_row()
+
+    int64_t blocks_per_row() const { return cols / kQuantBlock; }
+    size_t row_code_bytes() const { return size_t(format == QuantFormat::q8 ? cols : cols / 2); }
+    int code_offset() const { return format == QuantFormat::q8 ? 128 : 8; }
+    size_t nbytes() const { return codes.size() + scales.size() * sizeof(uint16_t); }
+    // The unsigned code of weight (r, c), offset included.
+    int code(int64_t r, int64_t c) const;
+    // The weight (r, c) as the quantized matrix represents it: scale × (code - offset).
+    float value(int64_t r, int64_t c) const;
+};
+
+// How one block is quantized, from its smallest and largest weight: code = clamp(round-to-
+// nearest-even(w · inverse), min_q, max_q) + offset. One rule for the portable and the SIMD
+// quantizers, so that they give the same codes.
+struct QuantStep {
+    uint16_t scale_f16 = 0;
+    float inverse = 0;  // 1 / the f16 scale (0 for an all-zero block)
+    int min_q = 0, max_q = 0, offset = 0;
+};
+QuantStep quant_step(QuantFormat format, float lo, float hi);
+[[noreturn]] void throw_non_finite(const TensorView& w, int64_t row);
+
+// Row r of w (checked by quantize_weights) → one code per byte (offset included) and the f16
+// block scales: the plain loops.
+void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
+                           uint16_t* scales);
+
+// w: [rows, cols] f32/f16/bf16 with cols a multiple of 64 (Error(unsupported) naming the
+// tensor otherwise, and for non-finite weights). Rows are split over the pool's threads.
+QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, ThreadPool* pool);
+
+// Activations quantized per row and block of 32 for the integer kernels: q = round(x / scale)
+// in [-127, 127], scale = max|x| / 127 (0 for an all-zero block).
+struct QuantizedActivations {
+    int64_t rows = 0, cols = 0;
+    std::vector<int8_t> q;           // rows × cols
+    std::vector<float> scales;       // rows × cols / 32
+    std::vector<float> scaled_sums;  // rows × cols / 32: scale × Σ q of the block
+    void quantize(const float* x, int64_t n, int64_t cols);  // reuses the buffers
+};
+
+}  // namespace qwen3tts::backend

@@ -1,0 +1,286 @@
+// Quantized linear layers: the f16 scale conversion against the CPU's own F16C instruction,
+// the q8/q4 quantizers' error bounds and packing, the SIMD kernels against the plain-loop
+// oracle at every SIMD level, batch invariance (a row's output does not depend on the other
+// rows or the threads), the error against the float linear, and bad input.
+#include <gtest/gtest.h>
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "backend/cpu/linear_quant_cpu.hpp"
+#include "backend/cpu/quantize_cpu.hpp"
+#include "backend/ops.hpp"
+#include "backend/quantized_weights.hpp"
+#include "backend/reference/linear_quant_ref.hpp"
+#include "core/dtype.hpp"
+#include "ops/isa_levels.hpp"
+#include "support/test_support.hpp"
+
+namespace qwen3tts {
+namespace {
+
+using backend::QuantFormat;
+using backend::QuantizedWeights;
+
+__attribute__((target("f16c"))) uint16_t hardware_f16(float f) {
+    return _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+}
+
+TEST(F16, RoundTripOfEveryF16Value) {
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+        if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) continue;  // NaN payloads
+        ASSERT_EQ(f32_to_f16(f16_to_f32(uint16_t(h))), h) << std::hex << h;
+    }
+    EXPECT_EQ(f32_to_f16(std::numeric_limits<float>::quiet_NaN()) & 0x7e00, 0x7e00);
+}
+
+TEST(F16, RoundsAsTheCpuDoes) {
+    if (cpu::detected_isa() == cpu::Isa::generic) GTEST_SKIP() << "no F16C on this CPU";
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<uint32_t> bits;
+    int checked = 0;
+    for (int i = 0; i < 2000000; ++i) {
+        uint32_t b = bits(rng);
+        // Spread over the f16 range and around it: exponents 2^-30 .. 2^20.
+        b = (b & 0x807fffffu) | ((97u + (b >> 23) % 51u) << 23);
+        float f;
+        std::memcpy(&f, &b, sizeof f);
+        ASSERT_EQ(f32_to_f16(f), hardware_f16(f)) << f;
+        ++checked;
+    }
+    for (float f : {65504.0f, 65519.0f, 65520.0f, 1e9f, 5.96e-8f, 2.98e-8f, 2.99e-8f, 0.0f, -0.0f})
+        EXPECT_EQ(f32_to_f16(f), hardware_f16(f)) << f;
+    EXPECT_EQ(checked, 2000000);
+}
+
+std::vector<uint16_t> random_bf16(std::mt19937& rng, int64_t count, float sigma) {
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<uint16_t> v(static_cast<size_t>(count));
+    for (auto& x : v) x = f32_to_bf16(dist(rng));
+    return v;
+}
+
+TEST(Quantize, Q8ErrorIsAtMostHalfAStep) {
+    std::mt19937 rng(1);
+    const int64_t rows = 7, cols = 128;
+    const auto w = random_bf16(rng, rows * cols, 0.05f);
+    const TensorView view{"layer.weight", DType::bf16, {rows, cols}, w.data()};
+    const QuantizedWeights q = backend::quantize_weights(view, QuantFormat::q8, nullptr);
+    ASSERT_EQ(q.codes.size(), size_t(rows * cols));
+    ASSERT_EQ(q.scales.size(), size_t(rows * cols / 32));
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) {
+            const float scale = f16_to_f32(q.scales[size_t(r * 4 + c / 32)]);
+            const float orig = bf16_to_f32(w[size_t(r * cols + c)]);
+            EXPECT_GE(q.code(r, c), 1);
+            EXPECT_LE(std::fabs(q.value(r, c) - orig), 0.5f * scale * 1.001f) << r << "," << c;
+        }
+}
+
+TEST(Quantize, Q4PacksTwoBlocksPerPairAndHitsTheExtremeExactly) {
+    std::mt19937 rng(2);
+    const int64_t rows = 3, cols = 192;
+    const auto w = random_bf16(rng, rows * cols, 0.05f);
+    const TensorView view{"layer.weight", DType::bf16, {rows, cols}, w.data()};
+    const QuantizedWeights q = backend::quantize_weights(view, QuantFormat::q4, nullptr);
+    ASSERT_EQ(q.codes.size(), size_t(rows * cols / 2));
+    // Byte j of a pair: weight j in the low nibble, weight 32 + j in the high one.
+    EXPECT_EQ(q.codes[5] & 0xf, q.code(0, 5));
+    EXPECT_EQ(q.codes[5] >> 4, q.code(0, 37));
+    EXPECT_EQ(q.codes[32 + 5] >> 4, q.code(0, 64 + 37));
+    int within_half_step = 0;
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t b = 0; b < cols / 32; ++b) {
+            const float scale = f16_to_f32(q.scales[size_t(r * (cols / 32) + b)]);
+            int64_t extreme = b * 32;
+            for (int64_t c = b * 32; c < b * 32 + 32; ++c) {
+                const float orig = bf16_to_f32(w[size_t(r * cols + c)]);
+                if (std::fabs(orig) > std::fabs(bf16_to_f32(w[size_t(r * cols + extreme)])))
+                    extreme = c;
+                const float err = std::fabs(q.value(r, c) - orig);
+                EXPECT_LE(err, std::fabs(scale) * 1.001f);
+                within_half_step += err <= 0.5f * std::fabs(scale) * 1.001f;
+            }
+            EXPECT_EQ(q.code(r, extreme), 0) << "the largest magnitude takes code 0 (-8 steps)";
+        }
+    EXPECT_GE(within_half_step, int(rows * cols) - 2 * int(rows * cols / 32));
+}
+
+TEST(Quantize, Q4OddLastBlockTakesSixteenBytes) {
+    std::mt19937 rng(4);
+    const int64_t rows = 2, cols = 96;  // one pair and a last block
+    const auto w = random_bf16(rng, rows * cols, 0.05f);
+    const QuantizedWeights q = backend::quantize_weights(
+        TensorView{"w", DType::bf16, {rows, cols}, w.data()}, QuantFormat::q4, nullptr);
+    ASSERT_EQ(q.row_code_bytes(), 48u);
+    const uint8_t* row1 = q.codes.data() + 48;
+    for (int64_t j = 0; j < 16; ++j) {
+        EXPECT_EQ(row1[32 + j] & 0xf, q.code(1, 64 + j));
+        EXPECT_EQ(row1[32 + j] >> 4, q.code(1, 80 + j));
+    }
+    for (int64_t c = 64; c < 96; ++c) {
+        const float scale = std::fabs(f16_to_f32(q.scales[size_t(3 + c / 32)]));
+        EXPECT_LE(std::fabs(q.value(1, c) - bf16_to_f32(w[size_t(cols + c)])), scale * 1.001f);
+    }
+}
+
+// The SIMD quantizers give the portable one's codes and scales, for every float dtype, at
+// every level, including ties between +m and -m and all-zero blocks.
+class QuantizeRow : public testing_isa::AtLevel {};
+
+TEST_P(QuantizeRow, SimdEqualsPortable) {
+    std::mt19937 rng(6);
+    std::normal_distribution<float> dist(0.0f, 0.05f);
+    const int64_t cols = 256;
+    std::vector<float> f32(static_cast<size_t>(cols));
+    for (auto& v : f32) v = bf16_to_f32(f32_to_bf16(dist(rng)));
+    f32[3] = 0.5f, f32[7] = -0.5f;                        // a tie in block 0
+    std::fill(f32.begin() + 64, f32.begin() + 96, 0.0f);  // an all-zero block
+    std::vector<uint16_t> bf16(f32.size()), f16(f32.size());
+    for (size_t i = 0; i < f32.size(); ++i) {
+        bf16[i] = f32_to_bf16(f32[i]);
+        f16[i] = f32_to_f16(f32[i]);
+    }
+    const TensorView views[3] = {{"w", DType::f32, {1, cols}, f32.data()},
+                                 {"w", DType::bf16, {1, cols}, bf16.data()},
+                                 {"w", DType::f16, {1, cols}, f16.data()}};
+    for (const TensorView& v : views)
+        for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
+            std::vector<uint8_t> portable(static_cast<size_t>(cols)),
+                fast(static_cast<size_t>(cols));
+            std::vector<uint16_t> ps(size_t(cols / 32)), fs(size_t(cols / 32));
+            backend::quantize_row_portable(v, 0, f, portable.data(), ps.data());
+            if (backend::quantize_row_cpu_available())
+                backend::quantize_row_cpu(v, 0, f, fast.data(), fs.data());
+            else
+                backend::quantize_row_portable(v, 0, f, fast.data(), fs.data());
+            EXPECT_EQ(portable, fast) << dtype_name(v.dtype) << " " << quant_format_name(f);
+            EXPECT_EQ(ps, fs) << dtype_name(v.dtype) << " " << quant_format_name(f);
+            EXPECT_EQ(portable[3], f == QuantFormat::q8 ? 255 : 0) << "the tie goes to +0.5";
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, QuantizeRow, testing_isa::kAllLevels, testing_isa::level_test_name);
+
+TEST(Quantize, RefusesWhatItCannotRepresent) {
+    std::vector<float> w(2 * 64, 0.5f);
+    const TensorView odd{"odd.weight", DType::f32, {8, 16}, w.data()};
+    EXPECT_EQ(testing::error_of([&] { backend::quantize_weights(odd, QuantFormat::q8, nullptr); }),
+              "cannot quantize odd.weight to q8: expected a 2-D float matrix with a multiple of "
+              "32 columns, got F32 [8, 16]");
+    w[70] = std::numeric_limits<float>::infinity();
+    const TensorView inf{"inf.weight", DType::f32, {2, 64}, w.data()};
+    EXPECT_EQ(testing::error_of([&] { backend::quantize_weights(inf, QuantFormat::q4, nullptr); }),
+              "cannot quantize inf.weight: row 1 has a non-finite weight");
+}
+
+struct Case {
+    QuantFormat format;
+    int64_t n, out, in;
+};
+
+class QuantLinear : public ::testing::TestWithParam<std::tuple<cpu::Isa, Case>> {
+  protected:
+    void SetUp() override { testing_isa::enter_level(std::get<0>(GetParam())); }
+    void TearDown() override { cpu::reset_max_isa(); }
+};
+
+TEST_P(QuantLinear, FastMatchesTheOracleAndIsBatchInvariant) {
+    const Case c = std::get<1>(GetParam());
+    std::mt19937 rng(42);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const auto w = random_bf16(rng, c.out * c.in, 1.0f / std::sqrt(float(c.in)));
+    const QuantizedWeights q = backend::quantize_weights(
+        TensorView{"w", DType::bf16, {c.out, c.in}, w.data()}, c.format, nullptr);
+    std::vector<float> x(size_t(c.n * c.in)), bias(size_t(c.out));
+    for (auto& v : x) v = dist(rng);
+    for (auto& v : bias) v = dist(rng);
+    ThreadPool pool(2);
+    std::vector<float> ref(size_t(c.n * c.out)), fast(ref.size()), solo(size_t(c.out));
+    backend::linear({backend::KernelSet::reference, nullptr}, x.data(), c.n, q, bias.data(),
+                    ref.data());
+    backend::linear({backend::KernelSet::fast, &pool}, x.data(), c.n, q, bias.data(), fast.data());
+    double max_ref = 0, max_diff = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        max_ref = std::max(max_ref, double(std::fabs(ref[i])));
+        max_diff = std::max(max_diff, double(std::fabs(ref[i] - fast[i])));
+    }
+    EXPECT_LE(max_diff, 1e-5 * std::max(1.0, max_ref)) << backend::linear_quant_cpu_kernel();
+    // Each row alone, single-threaded: bit for bit what it was in the batch.
+    for (int64_t i = 0; i < c.n; ++i) {
+        backend::linear({backend::KernelSet::fast, nullptr}, x.data() + i * c.in, 1, q, bias.data(),
+                        solo.data());
+        ASSERT_EQ(0, std::memcmp(solo.data(), fast.data() + i * c.out, solo.size() * 4))
+            << "row " << i << " of " << c.n;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, QuantLinear,
+    ::testing::Combine(
+        testing_isa::kAllLevels,
+        ::testing::Values(Case{QuantFormat::q8, 1, 1024, 1024},
+                          Case{QuantFormat::q4, 1, 1024, 1024}, Case{QuantFormat::q8, 3, 67, 192},
+                          Case{QuantFormat::q4, 3, 67, 192}, Case{QuantFormat::q8, 5, 33, 64},
+                          Case{QuantFormat::q4, 2, 300, 3072}, Case{QuantFormat::q8, 1, 2048, 1088},
+                          Case{QuantFormat::q8, 3, 40, 32}, Case{QuantFormat::q4, 3, 40, 32},
+                          Case{QuantFormat::q4, 2, 19, 1120}, Case{QuantFormat::q8, 2, 19, 1120})),
+    [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
+        const Case& c = std::get<1>(p.param);
+        return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" +
+               backend::quant_format_name(c.format) + "_" + std::to_string(c.n) + "x" +
+               std::to_string(c.out) + "x" + std::to_string(c.in);
+    });
+
+// The quantized linear against the float one on Gaussian weights and inputs: the relative RMS
+// error expected from the step sizes (q8: weights and activations ≈ 0.5 % each; q4 weights
+// ≈ 8 %), with headroom; a wrong scale or offset is off by far more.
+TEST(QuantLinearAccuracy, ErrorAgainstTheFloatLinearIsTheQuantizationError) {
+    std::mt19937 rng(9);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t out = 256, in = 1024;
+    const auto w = random_bf16(rng, out * in, 1.0f / 32.0f);
+    const TensorView view{"w", DType::bf16, {out, in}, w.data()};
+    std::vector<float> x(static_cast<size_t>(in)), exact(static_cast<size_t>(out)),
+        got(static_cast<size_t>(out));
+    for (auto& v : x) v = dist(rng);
+    backend::linear({backend::KernelSet::reference, nullptr}, x.data(), 1, view, nullptr,
+                    exact.data());
+    for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
+        const QuantizedWeights q = backend::quantize_weights(view, f, nullptr);
+        backend::linear({backend::KernelSet::fast, nullptr}, x.data(), 1, q, nullptr, got.data());
+        double err = 0, norm = 0;
+        for (int64_t r = 0; r < out; ++r) {
+            err += double(got[size_t(r)] - exact[size_t(r)]) * (got[size_t(r)] - exact[size_t(r)]);
+            norm += double(exact[size_t(r)]) * exact[size_t(r)];
+        }
+        const double rel = std::sqrt(err / norm);
+        if (f == QuantFormat::q8) {
+            EXPECT_LT(rel, 0.015) << "q8";
+            EXPECT_GT(rel, 0.001) << "q8 cannot be this exact: is it quantizing at all?";
+        } else {
+            EXPECT_LT(rel, 0.12) << "q4";
+            EXPECT_GT(rel, 0.03) << "q4 cannot be this exact";
+        }
+    }
+}
+
+TEST(QuantLinearAccuracy, NonFiniteInputGivesNaNNotAFiniteGuess) {
+    std::mt19937 rng(3);
+    const auto w = random_bf16(rng, 4 * 64, 0.1f);
+    const QuantizedWeights q = backend::quantize_weights(
+        TensorView{"w", DType::bf16, {4, 64}, w.data()}, QuantFormat::q8, nullptr);
+    std::vector<float> x(64, 1.0f), y(4);
+    x[40] = std::numeric_limits<float>::infinity();
+    backend::linear({backend::KernelSet::fast, nullptr}, x.data(), 1, q, nullptr, y.data());
+    for (float v : y) EXPECT_TRUE(std::isnan(v)) << v;
+}
+
+}  // namespace
+}  // namespace qwen3tts

@@ -1,0 +1,61 @@
+// LoadOptions::quant: the accepted spellings, what ModelInfo reports, and clear errors.
+#include <gtest/gtest.h>
+
+#include "qwen3tts/qwen3tts.hpp"
+#include "support/test_support.hpp"
+
+namespace qwen3tts {
+namespace {
+
+std::string quant_of(const std::string& spec) {
+    LoadOptions o;
+    o.quant = spec;
+    return Model::load(testing::model_dir("tiny-custom_voice"), o).info().quant;
+}
+
+// The tiny checkpoint's talker is 32 wide (quantizable); its code predictor is 16 wide, less
+// than one block of 32, so only the talker can be quantized there.
+TEST(QuantOption, SpellingsAndTheReportedSetting) {
+    EXPECT_EQ(quant_of("bf16"), "bf16");
+    EXPECT_EQ(quant_of(""), "bf16");
+    EXPECT_EQ(quant_of("talker=q4"), "talker=q4,predictor=bf16");
+    EXPECT_EQ(quant_of("talker=q8,predictor=bf16"), "talker=q8,predictor=bf16");
+    EXPECT_EQ(quant_of("predictor=bf16,talker=q4"), "talker=q4,predictor=bf16");
+}
+
+TEST(QuantOption, AMatrixNarrowerThanABlockIsAClearError) {
+    EXPECT_EQ(testing::error_of([] { quant_of("q8"); }),
+              "cannot quantize talker.code_predictor.model.layers.0.self_attn.q_proj.weight to "
+              "q8: expected a 2-D float matrix with a multiple of 32 columns, got F32 [64, 16]");
+}
+
+TEST(QuantOption, ErrorsNameTheBadPart) {
+    EXPECT_EQ(testing::error_of([] { quant_of("q5"); }),
+              "unknown quantization 'q5' in 'q5' (bf16, q8 or q4)");
+    EXPECT_EQ(
+        testing::error_of([] { quant_of("talker=q4,codec=q8"); }),
+        "bad quantization 'talker=q4,codec=q8': expected bf16, q8, q4 or talker=F,predictor=F");
+    EXPECT_EQ(testing::error_of([] { quant_of("talker=int8"); }),
+              "unknown quantization 'int8' in 'talker=int8' (bf16, q8 or q4)");
+}
+
+TEST(QuantOption, QuantizedModelSpeaks) {
+    LoadOptions o;
+    o.quant = "talker=q4";
+    const Model model = Model::load(testing::model_dir("tiny-custom_voice"), o);
+    Synthesizer synth(model, EngineOptions{1});
+    SynthesisOptions s = model.default_options();
+    s.speaker = "ryan";
+    s.language = "english";
+    s.max_frames = 6;
+    s.seed = 1;
+    const auto codes = synth.generate_codes("Hello.", s);
+    ASSERT_FALSE(codes.empty());
+    for (int32_t c : codes) {
+        EXPECT_GE(c, 0);
+        EXPECT_LT(c, model.info().codebook_size);
+    }
+}
+
+}  // namespace
+}  // namespace qwen3tts
