@@ -70,6 +70,9 @@ typedef struct qwen3tts_load_options {
     size_t struct_size;
     const char* pretokenizer; /* NULL = the library default ("qwen2"), or "mistral_fixed" */
     int mmap;                 /* 1 (default): map the checkpoint; 0: read it into memory */
+    /* Talker and code-predictor weights: NULL = "bf16" (as stored, exact), "q8", "q4" (quantized
+     * at load), or "talker=q4,predictor=q8" (docs/quantization.md). */
+    const char* quant;
 } qwen3tts_load_options;
 
 /* Writes struct_size and the defaults into the first struct_size bytes of *options (pass
@@ -101,9 +104,11 @@ typedef struct qwen3tts_model_info {
     const char* const* dialects;
     int takes_instruction; /* whether the instruct option has an effect */
     uint64_t weight_bytes;
-    int n_codebook;    /* codes per frame (16) */
-    int codebook_size; /* codes are in [0, codebook_size) (2048) */
-    int sample_rate;   /* of the audio produced (24000) */
+    int n_codebook;                    /* codes per frame (16) */
+    int codebook_size;                 /* codes are in [0, codebook_size) (2048) */
+    int sample_rate;                   /* of the audio produced (24000) */
+    const char* const* language_codes; /* parallel to languages: "en", "zh", ... ("" for auto) */
+    const char* quant;                 /* the load option in effect ("bf16", "q8", ...) */
 } qwen3tts_model_info;
 
 /* Fills *info (set info->struct_size = sizeof *info first). The strings and string arrays

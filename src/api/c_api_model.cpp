@@ -10,7 +10,7 @@ namespace {
 
 void transfer_load_options(const void* from, void* to, size_t size) {
     qwen3tts::capi::copy_fields(from, to, size, &qwen3tts_load_options::pretokenizer,
-                                &qwen3tts_load_options::mmap);
+                                &qwen3tts_load_options::mmap, &qwen3tts_load_options::quant);
 }
 
 void transfer_info(const void* from, void* to, size_t size) {
@@ -19,7 +19,7 @@ void transfer_info(const void* from, void* to, size_t size) {
         from, to, size, &I::dir, &I::type, &I::size, &I::hidden_size, &I::talker_layers,
         &I::n_speakers, &I::speakers, &I::speaker_dialects, &I::n_languages, &I::languages,
         &I::n_dialects, &I::dialects, &I::takes_instruction, &I::weight_bytes, &I::n_codebook,
-        &I::codebook_size, &I::sample_rate);
+        &I::codebook_size, &I::sample_rate, &I::language_codes, &I::quant);
 }
 
 qwen3tts_load_options default_load_options() {
@@ -28,6 +28,7 @@ qwen3tts_load_options default_load_options() {
     o.struct_size = sizeof o;
     o.pretokenizer = nullptr;  // the C++ default
     o.mmap = d.mmap ? 1 : 0;
+    o.quant = nullptr;  // the C++ default
     return o;
 }
 
@@ -46,6 +47,7 @@ const CModelInfo& cached_info(const qwen3tts_model* m) {
         c.speakers = c_strings(c.info.speakers);
         c.speaker_dialects = c_strings(c.info.speaker_dialects);
         c.languages = c_strings(c.info.languages);
+        c.language_codes = c_strings(c.info.language_codes);
         c.dialects = c_strings(c.info.dialects);
     });
     return m->info;
@@ -74,6 +76,7 @@ int qwen3tts_model_load(const char* model, const qwen3tts_load_options* options,
         qwen3tts::LoadOptions o;
         if (c.pretokenizer) o.pretokenizer = c.pretokenizer;
         o.mmap = c.mmap != 0;
+        if (c.quant) o.quant = c.quant;
         auto handle = std::make_unique<qwen3tts_model>();
         handle->model = qwen3tts::Model::load(model, o);
         *out = handle.release();
@@ -110,6 +113,8 @@ int qwen3tts_model_get_info(const qwen3tts_model* model, qwen3tts_model_info* in
         i.n_codebook = c.info.n_codebook;
         i.codebook_size = c.info.codebook_size;
         i.sample_rate = c.sample_rate;
+        i.language_codes = c.language_codes.data();
+        i.quant = c.info.quant.c_str();
         transfer_info(&i, info, size);
     });
 }

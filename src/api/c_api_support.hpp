@@ -22,7 +22,7 @@
 struct CModelInfo {
     qwen3tts::ModelInfo info;
     int sample_rate = 0;
-    std::vector<const char*> speakers, speaker_dialects, languages, dialects;
+    std::vector<const char*> speakers, speaker_dialects, languages, language_codes, dialects;
 };
 
 struct qwen3tts_model {

@@ -63,6 +63,7 @@ TEST(CApi, InitFunctionsWriteTheDefaults) {
     EXPECT_EQ(lo.struct_size, sizeof lo);
     EXPECT_EQ(lo.pretokenizer, nullptr);
     EXPECT_EQ(lo.mmap, 1);
+    EXPECT_EQ(lo.quant, nullptr);
 
     qwen3tts_clone_options co;
     std::memset(&co, 0x5a, sizeof co);
@@ -187,6 +188,8 @@ void expect_info_matches(const std::string& name) {
     EXPECT_EQ(strings(info.speakers, info.n_speakers), want.speakers);
     EXPECT_EQ(strings(info.speaker_dialects, info.n_speakers), want.speaker_dialects);
     EXPECT_EQ(strings(info.languages, info.n_languages), want.languages);
+    EXPECT_EQ(strings(info.language_codes, info.n_languages), want.language_codes);
+    EXPECT_STREQ(info.quant, "bf16");
     EXPECT_EQ(strings(info.dialects, info.n_dialects), want.dialects);
     EXPECT_EQ(info.takes_instruction, want.takes_instruction ? 1 : 0);
     EXPECT_EQ(info.weight_bytes, want.weight_bytes);
@@ -268,6 +271,27 @@ TEST(CApi, LoadOptionsReachTheLoader) {
               QWEN3TTS_ERR_INVALID_ARGUMENT);
     EXPECT_TRUE(contains(qwen3tts_last_error(), "unknown pretokenizer 'bogus'"))
         << qwen3tts_last_error();
+    EXPECT_EQ(m, nullptr);
+}
+
+TEST(CApi, QuantOptionReachesTheLoader) {
+    qwen3tts_load_options lo;
+    qwen3tts_load_options_init(&lo, sizeof lo);
+    lo.quant = "talker=q8";  // the tiny predictor is narrower than one block of 32
+    qwen3tts_model* m = nullptr;
+    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), &lo, &m),
+              QWEN3TTS_OK)
+        << qwen3tts_last_error();
+    const ctest::CModel model(m);
+    qwen3tts_model_info info{};
+    info.struct_size = sizeof info;
+    ASSERT_EQ(qwen3tts_model_get_info(model.get(), &info), QWEN3TTS_OK);
+    EXPECT_STREQ(info.quant, "talker=q8,predictor=bf16");
+
+    lo.quant = "q3";
+    EXPECT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), &lo, &m),
+              QWEN3TTS_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(qwen3tts_last_error(), "unknown quantization 'q3' in 'q3' (bf16, q8 or q4)");
     EXPECT_EQ(m, nullptr);
 }
 

@@ -25,8 +25,7 @@ const OptionSpec kPretokenizer{"pretokenizer", "model", "NAME",
                                "pre-tokeniser: qwen2 or mistral_fixed (docs/tokenizer.md)",
                                LoadOptions().pretokenizer};
 const OptionSpec kQuant{"quant", "model", "SPEC",
-                        "talker/code-predictor weights: bf16 (exact), q8 or q4 (quantized at "
-                        "load), or talker=F,predictor=F (docs/quantization.md)",
+                        "bf16 (as stored, exact), q8, q4, or talker=F,predictor=F",
                         LoadOptions().quant};
 const OptionSpec kNoMmap{"no-mmap", "model", "",
                          "read the weights into private memory instead of mapping them",
