@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "qwen3tts/export.h"
+
 namespace qwen3tts {
 
 enum class ErrorCode {
@@ -16,7 +18,9 @@ enum class ErrorCode {
     internal = 6,          // a broken invariant (a bug)
 };
 
-class Error : public std::runtime_error {
+// Exported with its type information, so that an Error thrown inside libqwen3tts.so is caught
+// as qwen3tts::Error in the program.
+class QWEN3TTS_API Error : public std::runtime_error {
   public:
     Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
     ErrorCode code() const noexcept { return code_; }

@@ -5,8 +5,12 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define QWEN3TTS_API __attribute__((visibility("default")))
+/* An implementation type declared inside an exported class: hidden, or it would inherit the
+ * class's default visibility and export the library's internals. */
+#define QWEN3TTS_LOCAL __attribute__((visibility("hidden")))
 #else
 #define QWEN3TTS_API
+#define QWEN3TTS_LOCAL
 #endif
 
 #endif /* QWEN3TTS_EXPORT_H */

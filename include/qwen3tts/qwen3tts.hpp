@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "qwen3tts/error.hpp"
+#include "qwen3tts/export.h"
 
 namespace qwen3tts {
 
@@ -63,7 +64,7 @@ struct EngineOptions {
 // A cloned voice for the Base models: the reference speaker's x-vector and, in in-context
 // mode, the reference audio's codec frames and transcript. Made by Model::clone_voice, saved
 // to / loaded from a `.voice` file (docs/voice_file.md). Cheap to copy (shared, immutable).
-class Voice {
+class QWEN3TTS_API Voice {
   public:
     Voice() = default;
     static Voice load(const std::string& path);
@@ -74,7 +75,7 @@ class Voice {
     std::string ref_text() const;
     int64_t ref_frames() const;
 
-    struct Impl;
+    struct QWEN3TTS_LOCAL Impl;
     const std::shared_ptr<const Impl>& impl() const { return impl_; }
     explicit Voice(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
@@ -135,7 +136,7 @@ struct SpeechReport {
     int64_t samples = 0;
 };
 
-class Model {
+class QWEN3TTS_API Model {
   public:
     static Model load(const std::string& model, const LoadOptions& options = {});
     ModelInfo info() const;
@@ -169,14 +170,14 @@ class Model {
     std::vector<float> decode(const std::vector<int32_t>& codes,
                               const std::string& codec_decode = "streaming", int threads = 0) const;
 
-    struct Impl;
+    struct QWEN3TTS_LOCAL Impl;
     const std::shared_ptr<const Impl>& impl() const { return impl_; }
 
   private:
     std::shared_ptr<const Impl> impl_;
 };
 
-class Synthesizer {
+class QWEN3TTS_API Synthesizer {
   public:
     explicit Synthesizer(const Model& model, const EngineOptions& options = {});
     ~Synthesizer();
@@ -200,7 +201,7 @@ class Synthesizer {
         SpeechReport* report = nullptr);
 
   private:
-    struct Impl;
+    struct QWEN3TTS_LOCAL Impl;
     std::unique_ptr<Impl> impl_;
 };
 
@@ -210,7 +211,7 @@ class Synthesizer {
 // name in its directory and renamed into place by finish(); a writer destroyed before finish()
 // removes it, so a partial file never appears. Samples are mono floats in [-1, 1].
 // Use from one thread at a time.
-class AudioFileWriter {
+class QWEN3TTS_API AudioFileWriter {
   public:
     AudioFileWriter(const std::string& path, int sample_rate, const std::string& format = "");
     ~AudioFileWriter();
@@ -222,15 +223,16 @@ class AudioFileWriter {
     void finish();  // complete the file; further writes throw
 
   private:
-    struct Impl;
+    struct QWEN3TTS_LOCAL Impl;
     std::unique_ptr<Impl> impl_;
 };
 
 // Codes files: int64 .npy of shape [frames, n_codebook] (16 for the released checkpoints), as
 // the official code's tensors are saved. save writes atomically (temporary name, then rename);
 // load checks shape and range against `model`'s codec (num_quantizers, codebook_size).
-void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes, const Model& model);
-std::vector<int32_t> load_codes_npy(const std::string& path, const Model& model);
+QWEN3TTS_API void save_codes_npy(const std::string& path, const std::vector<int32_t>& codes,
+                                 const Model& model);
+QWEN3TTS_API std::vector<int32_t> load_codes_npy(const std::string& path, const Model& model);
 
 // Hugging Face hub: models downloaded into the cache huggingface_hub shares (same layout and
 // environment: HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE; docs/hub.md).
@@ -274,11 +276,11 @@ struct PullResult {
 
 // Downloads the files of "Org/Name[@revision]" (default revision: main) that are not in the
 // cache yet, each checked against its size and digest.
-PullResult pull(const std::string& repo, const PullOptions& options = {});
+QWEN3TTS_API PullResult pull(const std::string& repo, const PullOptions& options = {});
 
 // The checkpoint directory of a model argument: a local folder as is, a repo id from the
 // cache, downloaded on first use (progress through the log sink) unless HF_HUB_OFFLINE=1.
-std::string model_dir(const std::string& model);
+QWEN3TTS_API std::string model_dir(const std::string& model);
 
 struct CachedRevision {
     std::string commit;
@@ -295,8 +297,9 @@ struct CachedModel {
     std::vector<CachedRevision> revisions;
 };
 
-std::string cache_dir();                // $HF_HUB_CACHE, else $HF_HOME/hub, ...
-std::vector<CachedModel> list_cache();  // sorted by repo id; empty when there is no cache
+QWEN3TTS_API std::string cache_dir();  // $HF_HUB_CACHE, else $HF_HOME/hub, ...
+QWEN3TTS_API std::vector<CachedModel>
+list_cache();  // sorted by repo id; empty when there is no cache
 
 }  // namespace hub
 
@@ -308,15 +311,15 @@ struct BuildInfo {
     std::string simd;        // "generic", "avx2" or "avx512"
     std::string build_type;  // "Release", "Debug", ...
 };
-BuildInfo build_info();
+QWEN3TTS_API BuildInfo build_info();
 // "0.2.0 (git 1a2b3c4d5e6f, avx512, Release)"
-std::string version_string();
+QWEN3TTS_API std::string version_string();
 
 // Output files (audio, codes, voices) are written under a temporary name next to the target and
 // renamed when complete. This deletes the temporaries of outputs still being written, so that an
 // interrupted program leaves none behind. Async-signal-safe: meant for the program's own
 // SIGINT/SIGTERM/SIGHUP handler, which then re-raises the signal; the library itself installs
 // no signal handlers. (Defined in src/core/atomic_file.cpp.)
-void remove_temporary_files() noexcept;
+QWEN3TTS_API void remove_temporary_files() noexcept;
 
 }  // namespace qwen3tts

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "qwen3tts/export.h"
+
 namespace qwen3tts {
 
 class AtomicFile {
@@ -69,7 +71,8 @@ class AtomicFile {
 
 // Removes every temporary file of an AtomicFile that is still being written, in this
 // process. Async-signal-safe (only atomics and unlink(2)): meant to be called from the
-// program's own SIGINT/SIGTERM/SIGHUP handler before it re-raises the signal.
-void remove_temporary_files() noexcept;
+// program's own SIGINT/SIGTERM/SIGHUP handler before it re-raises the signal. Part of the public
+// API (qwen3tts.hpp), hence exported.
+QWEN3TTS_API void remove_temporary_files() noexcept;
 
 }  // namespace qwen3tts
