@@ -189,7 +189,8 @@ typedef struct qwen3tts_options {
 /* Writes struct_size and the defaults of the model's generation_config.json into the first
  * struct_size bytes of *options (pass sizeof *options); strings NULL, voice NULL, has_seed 0.
  * model may be NULL: the released checkpoints' defaults (sampling on, temperature 0.9, top_k
- * 50, top_p 1, repetition penalty 1.05 for the talker and 1 for the predictor; max_frames 0).
+ * 50, top_p 1, repetition penalty 1.05 for the talker and 1 for the predictor). max_frames is
+ * 0 (the model's max_new_tokens).
  * NULL options or struct_size < sizeof(size_t) does nothing. Thread-safe. */
 QWEN3TTS_API void qwen3tts_options_init(const qwen3tts_model* model, qwen3tts_options* options,
                                         size_t struct_size);

@@ -148,6 +148,10 @@ class QWEN3TTS_API Model {
     // Base models: a voice from reference audio (WAV/FLAC/Ogg/MP3, any rate; mixed to mono
     // and resampled to 24 kHz as the official code does).
     Voice clone_voice(const std::string& ref_audio_path, const VoiceCloneOptions& options) const;
+    // The same from mono samples in [-1, 1] at sample_rate (1000 to 768000 Hz), resampled to
+    // 24 kHz as the official code does; at most options.max_seconds long, all finite.
+    Voice clone_voice(const float* samples, size_t n_samples, int sample_rate,
+                      const VoiceCloneOptions& options) const;
 
     // Audio file (WAV/FLAC/Ogg/MP3, any rate; mixed to mono and resampled to the codec's
     // 24 kHz as the official Qwen3TTSTokenizer.encode does) → codec frames. The codec encoder

@@ -111,20 +111,22 @@ TEST(Concurrency, TwoThreadsHammeringOneSynthesizerNeverGetWrongCodes) {
 
 TEST(Concurrency, CApiTwoThreadsOnOneSynthesizerNeverGetWrongCodes) {
     qwen3tts_model* model = nullptr;
-    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), &model),
+    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), nullptr, &model),
               QWEN3TTS_OK)
         << qwen3tts_last_error();
     qwen3tts_synthesizer* synth = nullptr;
     ASSERT_EQ(qwen3tts_synthesizer_new(model, 2, &synth), QWEN3TTS_OK) << qwen3tts_last_error();
-    qwen3tts_options opts{};
+    qwen3tts_options opts;
+    qwen3tts_options_init(model, &opts, sizeof opts);
     opts.language = "English";
     opts.speaker = "Ryan";
     opts.max_frames = 12;
+    opts.has_seed = 1;
     opts.seed = 11;
     auto run = [&](std::vector<int32_t>* out, std::string* error) {
         int32_t* codes = nullptr;
         size_t frames = 0;
-        const int rc = qwen3tts_generate_codes(synth, kText, &opts, &codes, &frames);
+        const int rc = qwen3tts_generate_codes(synth, kText, &opts, &codes, &frames, nullptr);
         if (rc == QWEN3TTS_OK)
             out->assign(codes, codes + frames * 16);
         else
@@ -204,7 +206,7 @@ TEST(Concurrency, NegativeThreadsAreAnError) {
         EXPECT_STREQ(e.what(), "threads must be >= 0 (0 = all online CPUs), got -1");
     }
     qwen3tts_model* cm = nullptr;
-    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), &cm),
+    ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-custom_voice").c_str(), nullptr, &cm),
               QWEN3TTS_OK);
     qwen3tts_synthesizer* synth = nullptr;
     EXPECT_EQ(qwen3tts_synthesizer_new(cm, -3, &synth), QWEN3TTS_ERR_INVALID_ARGUMENT);
