@@ -6,7 +6,9 @@ import base64
 import binascii
 import contextlib
 import ctypes
+import json
 import os
+import re
 import tempfile
 import threading
 import warnings
@@ -183,8 +185,12 @@ class Qwen3TTSModel:
             subtalker_top_k=d.predictor.top_k,
             subtalker_top_p=d.predictor.top_p,
             subtalker_temperature=d.predictor.temperature,
-            max_new_tokens=d.max_frames + 1,
         )
+        max_new_tokens = d.max_frames + 1 if d.max_frames > 0 else _configured_max_new_tokens(
+            self.info.dir
+        )
+        if max_new_tokens is not None:
+            self.generate_defaults["max_new_tokens"] = max_new_tokens
 
     @classmethod
     def from_pretrained(
@@ -494,8 +500,7 @@ class Qwen3TTSModel:
                     "unexpected keyword argument %r (qwen3tts takes: %s)"
                     % (key, ", ".join(_GENERATION_KEYS))
                 )
-        o = _lib.Options()
-        ctypes.pointer(o)[0] = self._defaults  # a copy
+        o = _lib.Options.from_buffer_copy(self._defaults)
         o.language = _lib.encode(req.language or "auto")
         o.speaker = _lib.encode(req.speaker) if req.speaker else None
         o.instruct = _lib.encode(req.instruct) if req.instruct else None
@@ -608,14 +613,31 @@ def _voice_of(req):
             yield ptr
 
 
+def _configured_max_new_tokens(model_dir):
+    """max_new_tokens of the checkpoint's generation_config.json (the C API leaves the frame
+    limit at 0, "the model's"), None when it has none."""
+    try:
+        with open(os.path.join(model_dir, "generation_config.json"), encoding="utf-8") as f:
+            value = json.load(f).get("max_new_tokens")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
 def _is_url(s):
     u = urlparse(s)
     return u.scheme in ("http", "https", "ftp") and bool(u.netloc)
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
+
+
 def _is_base64(s):
-    # The official heuristic: a data URI, or a long string with no path separator.
-    return s.startswith("data:audio") or ("/" not in s and "\\" not in s and len(s) > 256)
+    # A data URI, or a long string of base64 characters that names no file. (The official test,
+    # no "/" in the string, misses most base64 audio: "/" is one of its characters.)
+    if s.startswith("data:audio"):
+        return True
+    return len(s) > 256 and _BASE64.fullmatch(s) is not None and not os.path.exists(s)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-_MAX_QUEUED_CHUNKS = 32  # one chunk is one frame (1920 samples, 80 ms) for the released models
+_MAX_QUEUED_CHUNKS = 32  # a chunk is 1 to 4 frames (80-320 ms) for the released models
 _POLL_S = 0.05  # how often a blocked worker looks whether the stream was closed
 
 
