@@ -57,6 +57,19 @@ class CustomVoiceTest(unittest.TestCase):
         )
         np.testing.assert_array_equal(again[0], wavs[0])
 
+    def test_repetition_penalty_equals_the_cli(self):
+        # The tiny model repeats codes only after a few dozen frames, hence 40 of them.
+        wavs, _ = self.model.generate_custom_voice(
+            HELLO, "vivian", max_new_tokens=41, repetition_penalty=5.0, **GREEDY
+        )
+        cli = cli_speak(self.tmp, MODEL, HELLO, "--speaker", "vivian", "--greedy",
+                        "--max-frames", "40", "--repetition-penalty", "5")
+        np.testing.assert_array_equal(wavs[0], cli)
+        plain, _ = self.model.generate_custom_voice(
+            HELLO, "vivian", max_new_tokens=41, repetition_penalty=1.0, **GREEDY
+        )
+        self.assertFalse(np.array_equal(plain[0], wavs[0]))
+
     def test_streaming_text_layout_equals_the_cli(self):
         wavs, _ = self.model.generate_custom_voice(
             HELLO, "ryan", non_streaming_mode=False, max_new_tokens=9, **GREEDY
@@ -100,9 +113,12 @@ class CustomVoiceTest(unittest.TestCase):
         results = [None] * 3
 
         def work(i):
-            results[i] = self.model.generate_custom_voice(
-                HELLO, "ryan", max_new_tokens=6, **GREEDY
-            )[0][0]
+            try:
+                results[i] = self.model.generate_custom_voice(
+                    HELLO, "ryan", max_new_tokens=6, **GREEDY
+                )[0][0]
+            except qwen3tts.Qwen3TTSError as e:
+                results[i] = e
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
         for t in threads:
@@ -110,6 +126,7 @@ class CustomVoiceTest(unittest.TestCase):
         for t in threads:
             t.join()
         for r in results:
+            self.assertIsInstance(r, np.ndarray, msg=str(r))
             np.testing.assert_array_equal(r, expected[0])
 
     def test_unknown_speaker_is_an_error_naming_it(self):
