@@ -65,6 +65,11 @@ class ModelInfo:
     tokenizer_type: str = "qwen3_tts_tokenizer_12hz"
 
 
+def _f32(x):
+    """A C float as the shortest decimal that reads back as it (0.9, not 0.8999999761581421)."""
+    return float(str(np.float32(x)))
+
+
 def _strings(ptr, n):
     return tuple(_lib.decode(ptr[i]) for i in range(n))
 
@@ -107,7 +112,9 @@ class _Synthesizers:
         if synth is None:
             out = ctypes.c_void_p()
             with self._model as model:
-                _lib.check(_lib.lib().qwen3tts_synthesizer_new(model, self._threads, ctypes.byref(out)))
+                _lib.check(
+                    _lib.lib().qwen3tts_synthesizer_new(model, self._threads, ctypes.byref(out))
+                )
             synth = out.value
         try:
             yield synth
@@ -178,13 +185,13 @@ class Qwen3TTSModel:
         self.generate_defaults = dict(
             do_sample=bool(d.talker.do_sample),
             top_k=d.talker.top_k,
-            top_p=d.talker.top_p,
-            temperature=d.talker.temperature,
-            repetition_penalty=d.talker.repetition_penalty,
+            top_p=_f32(d.talker.top_p),
+            temperature=_f32(d.talker.temperature),
+            repetition_penalty=_f32(d.talker.repetition_penalty),
             subtalker_dosample=bool(d.predictor.do_sample),
             subtalker_top_k=d.predictor.top_k,
-            subtalker_top_p=d.predictor.top_p,
-            subtalker_temperature=d.predictor.temperature,
+            subtalker_top_p=_f32(d.predictor.top_p),
+            subtalker_temperature=_f32(d.predictor.temperature),
         )
         max_new_tokens = d.max_frames + 1 if d.max_frames > 0 else _configured_max_new_tokens(
             self.info.dir
@@ -431,7 +438,9 @@ class Qwen3TTSModel:
         owned = []
         if voice_clone_prompt is None:
             if ref_audio is None:
-                raise invalid_argument("Either `voice_clone_prompt` or `ref_audio` must be provided.")
+                raise invalid_argument(
+                    "Either `voice_clone_prompt` or `ref_audio` must be provided."
+                )
             voices = owned = self.create_voice_clone_prompt(ref_audio, ref_text, x_vector_only_mode)
         elif isinstance(voice_clone_prompt, Voice):
             voices = [voice_clone_prompt]

@@ -38,7 +38,9 @@ def run_cli(*args):
     """Runs the qwen3tts CLI; returns its stderr, fails the test on a non-zero exit."""
     r = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
     if r.returncode != 0:
-        raise AssertionError("qwen3tts %s failed (%d): %s" % (" ".join(args), r.returncode, r.stderr))
+        raise AssertionError(
+            "qwen3tts %s failed (%d): %s" % (" ".join(args), r.returncode, r.stderr)
+        )
     return r.stderr
 
 

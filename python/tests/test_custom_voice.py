@@ -164,8 +164,7 @@ class CustomVoiceTest(unittest.TestCase):
             "dylan"], "beijing_dialect")
         with open(os.path.join(MODEL, "generation_config.json")) as f:
             config = json.load(f)
-        for key, value in config.items():
-            self.assertAlmostEqual(self.model.generate_defaults[key], value, places=6, msg=key)
+        self.assertEqual(self.model.generate_defaults, config)
 
 
 class LoadTest(unittest.TestCase):
