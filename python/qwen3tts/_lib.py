@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .errors import error_for_code
+from .errors import error_for_code, invalid_argument
 
 # ---- structs ------------------------------------------------------------------------------------
 
@@ -258,7 +258,12 @@ def check(code):
 
 def encode(s):
     """A Python str as the UTF-8 char* the C API takes (None stays NULL)."""
-    return None if s is None else str(s).encode("utf-8")
+    if s is None:
+        return None
+    s = str(s)
+    if "\0" in s:
+        raise invalid_argument("%.60r contains a NUL character, which a C string cannot carry" % s)
+    return s.encode("utf-8")
 
 
 def decode(b):

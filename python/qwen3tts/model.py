@@ -509,6 +509,11 @@ class Qwen3TTSModel:
                     "unexpected keyword argument %r (qwen3tts takes: %s)"
                     % (key, ", ".join(_GENERATION_KEYS))
                 )
+        if not isinstance(req.text, str):
+            raise TypeError(
+                "text must be a str or a list of str, got %s" % type(req.text).__name__
+            )
+        _lib.encode(req.text)  # a NUL in it is an error now, not on the worker thread
         o = _lib.Options.from_buffer_copy(self._defaults)
         o.language = _lib.encode(req.language or "auto")
         o.speaker = _lib.encode(req.speaker) if req.speaker else None
@@ -547,40 +552,30 @@ class Qwen3TTSModel:
         return o
 
     def _generate(self, reqs, non_streaming_mode, kwargs):
+        """Each text through an AudioStream: the C call runs on its worker thread while this
+        thread waits on the queue, where Ctrl-C's KeyboardInterrupt arrives at once and the
+        stream's close() stops the generation at the next chunk (a Python callback on this
+        thread could not catch it reliably: it may come at the callback's first instruction)."""
         options = [self._options(r, non_streaming_mode, kwargs) for r in reqs]
         wavs = []
-        with self._synths.get() as synth:
-            for req, o in zip(reqs, options):
-                wavs.append(self._speak(synth, req, o))
+        for req, o in zip(reqs, options):
+            with self._audio_stream(req, o, []) as stream:
+                chunks = list(stream)
+            wavs.append(np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32))
         return wavs, self.sample_rate
-
-    def _speak(self, synth, req, o):
-        samples = ctypes.POINTER(ctypes.c_float)()
-        n = ctypes.c_size_t()
-        report = _lib.Report(struct_size=ctypes.sizeof(_lib.Report))
-        with _voice_of(req) as voice:
-            o.voice = voice
-            _lib.check(
-                _lib.lib().qwen3tts_speak(
-                    synth, _lib.encode(req.text), ctypes.byref(o), ctypes.byref(samples),
-                    ctypes.byref(n), ctypes.byref(report),
-                )
-            )
-        try:
-            if n.value == 0:
-                return np.zeros(0, dtype=np.float32)
-            return np.ctypeslib.as_array(samples, shape=(n.value,)).copy()
-        finally:
-            _lib.lib().qwen3tts_free(samples)
 
     def _stream(self, req, non_streaming_mode, kwargs, owned):
         try:
             o = self._options(req, non_streaming_mode, kwargs)
-            synths = self._synths
         except BaseException:
             for v in owned:
                 v.close()
             raise
+        return self._audio_stream(req, o, owned)
+
+    def _audio_stream(self, req, o, owned):
+        """The AudioStream of one request; owned voices are closed when its call ends."""
+        synths = self._synths
 
         def run(on_chunk):
             @_lib.AUDIO_CALLBACK
