@@ -143,7 +143,7 @@ class CustomVoiceTest(unittest.TestCase):
             self.model.generate_custom_voice(HELLO, "ryan", language="klingon")
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'temprature'"):
             self.model.generate_custom_voice(HELLO, "ryan", temprature=0.5)
-        with self.assertRaisesRegex(ValueError, "'Hello\\x00' contains a NUL character"):
+        with self.assertRaisesRegex(ValueError, r"'Hello\\x00' contains a NUL character"):
             self.model.generate_custom_voice("Hello\0", "ryan")
         with self.assertRaisesRegex(TypeError, "text must be a str or a list of str, got int"):
             self.model.generate_custom_voice(42, "ryan")
