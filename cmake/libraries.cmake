@@ -33,6 +33,7 @@ if(NOT QWEN3TTS_SANITIZE AND NOT QWEN3TTS_FUZZ)
 endif()
 target_include_directories(qwen3tts_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_compile_features(qwen3tts_shared INTERFACE cxx_std_17)  # qwen3tts.hpp: std::optional
 
 # One archive with every layer, so a static user links one library plus the system ones.
 add_library(qwen3tts_static STATIC ${QWEN3TTS_LAYER_OBJECTS})
@@ -41,8 +42,8 @@ set_target_properties(qwen3tts_static PROPERTIES
   OUTPUT_NAME qwen3tts EXPORT_NAME qwen3tts_static LINKER_LANGUAGE CXX)
 # Plain library names (not the imported targets of this build), so that the installed target
 # resolves them from the user's linker path without our find modules.
-target_link_libraries(qwen3tts_static INTERFACE
-  $<BUILD_INTERFACE:${QWEN3TTS_SYSTEM_LIBS}>
-  $<INSTALL_INTERFACE:Threads::Threads;pcre2-8;utf8proc;sndfile;soxr;curl;crypto>)
+target_link_libraries(qwen3tts_static INTERFACE "$<BUILD_INTERFACE:${QWEN3TTS_SYSTEM_LIBS}>"
+  "$<INSTALL_INTERFACE:Threads::Threads;pcre2-8;utf8proc;sndfile;soxr;curl;crypto>")
 target_include_directories(qwen3tts_static PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_compile_features(qwen3tts_static INTERFACE cxx_std_17)

@@ -6,7 +6,7 @@
 #                  --language chinese --text "你好" --out hello.wav
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh
+QWEN3TTS_TARGETS=qwen3tts scripts/build.sh  # the CLI only: no tests, benchmarks, libraries
 if [ $# -eq 0 ]; then
   set -- --speaker ryan --language english \
          --text "Hello! This is qwen3tts, speaking on your own machine." --out hello.wav

@@ -202,10 +202,11 @@ typedef struct qwen3tts_report {
     int stopped_at_eos; /* 1: the model ended the speech; 0: frame limit or cancelled */
     int cancelled;      /* 1: a callback returned non-zero */
     uint64_t seed;      /* the sampling seed used */
-    double prefill_ms, talker_ms, predictor_ms, codec_ms;
+    double prefill_ms, talker_ms, predictor_ms;
+    double codec_ms;       /* codec decoding (speak only) */
     double first_audio_ms; /* time to first audio (speak only) */
-    double total_ms;
-    int64_t samples; /* audio samples produced (speak only) */
+    double total_ms;       /* the whole call */
+    int64_t samples;       /* audio samples produced (speak only) */
 } qwen3tts_report;
 
 /* Callbacks: return 0 to go on, non-zero to stop (the call then returns QWEN3TTS_OK with what

@@ -38,7 +38,7 @@ std::vector<const char*> c_strings(const std::vector<std::string>& v) {
     return out;
 }
 
-const CModelInfo& cached_info(qwen3tts_model* m) {
+const CModelInfo& cached_info(const qwen3tts_model* m) {
     std::call_once(m->info_once, [m] {
         CModelInfo& c = m->info;
         c.info = m->model.info();
@@ -90,8 +90,7 @@ int qwen3tts_model_get_info(const qwen3tts_model* model, qwen3tts_model_info* in
         require(info, "qwen3tts_model_get_info", "info");
         const size_t size = qwen3tts::capi::struct_size_of(info, "qwen3tts_model_info",
                                                            "set it to sizeof(qwen3tts_model_info)");
-        // The cache is the only mutable part of the handle, guarded by its once_flag.
-        const CModelInfo& c = cached_info(const_cast<qwen3tts_model*>(model));
+        const CModelInfo& c = cached_info(model);
         qwen3tts_model_info i{};
         i.struct_size = size;
         i.dir = c.info.dir.c_str();

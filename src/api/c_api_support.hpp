@@ -27,9 +27,10 @@ struct CModelInfo {
 
 struct qwen3tts_model {
     qwen3tts::Model model;
-    // Built on the first qwen3tts_model_get_info (it reads the codec's config.json).
-    std::once_flag info_once;
-    CModelInfo info;
+    // Built on the first qwen3tts_model_get_info (it reads the codec's config.json); the only
+    // mutable part of the handle, guarded by its once_flag.
+    mutable std::once_flag info_once;
+    mutable CModelInfo info;
 };
 
 struct qwen3tts_voice {

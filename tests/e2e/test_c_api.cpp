@@ -352,6 +352,9 @@ TEST(CApi, WriteAudioErrorsNameTheProblem) {
     EXPECT_EQ(qwen3tts_write_audio(tmp("x.wav").c_str(), nullptr, 4, 24000, nullptr),
               QWEN3TTS_ERR_INVALID_ARGUMENT);
     EXPECT_STREQ(qwen3tts_last_error(), "qwen3tts_write_audio: samples is NULL");
+    EXPECT_EQ(qwen3tts_write_audio(tmp("x.wav").c_str(), s, 4, 0, nullptr),
+              QWEN3TTS_ERR_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(qwen3tts_last_error(), "invalid sample rate 0")) << qwen3tts_last_error();
     EXPECT_EQ(qwen3tts_write_audio(nullptr, s, 4, 24000, nullptr), QWEN3TTS_ERR_INVALID_ARGUMENT);
     EXPECT_STREQ(qwen3tts_last_error(), "qwen3tts_write_audio: path is NULL");
     EXPECT_EQ(qwen3tts_write_audio("/nonexistent/dir/x.wav", s, 4, 24000, nullptr), QWEN3TTS_ERR_IO)

@@ -30,7 +30,7 @@ Request custom_voice_request(const qwen3tts_model* model, const Model& cpp_model
     qwen3tts_options_init(model, &r.c, sizeof r.c);
     r.c.language = "English";
     r.c.speaker = "Ryan";
-    r.c.text_layout = "non-streaming";
+    r.c.text_layout = "streaming";
     r.c.talker = {1, 0.7f, 20, 0.9f, 1.1f};
     r.c.predictor = {1, 0.8f, 30, 0.95f, 1.0f};
     r.c.max_frames = 12;
@@ -39,7 +39,7 @@ Request custom_voice_request(const qwen3tts_model* model, const Model& cpp_model
     r.cpp = cpp_model.default_options();
     r.cpp.language = "English";
     r.cpp.speaker = "Ryan";
-    r.cpp.text_layout = "non-streaming";
+    r.cpp.text_layout = "streaming";
     r.cpp.talker = {true, 0.7f, 20, 0.9f, 1.1f};
     r.cpp.predictor = {true, 0.8f, 30, 0.95f, 1.0f};
     r.cpp.max_frames = 12;

@@ -3,9 +3,11 @@
 
 Every exported symbol must be public API: a C function qwen3tts_* declared in qwen3tts.h, or a
 qwen3tts:: function or class (its members, type information, vtable) whose name the public
-headers declare with QWEN3TTS_API; never std::, nlohmann, pcre2 or an internal class. And every
+headers declare with QWEN3TTS_API; never std::, nlohmann, pcre2 or an internal class. Every
+class and namespace-scope function of the public headers must carry QWEN3TTS_API, and every
 QWEN3TTS_API declaration must be exported (a marker that does not reach the definition, e.g. a
-function defined where the public header is not included, shows up here).
+function defined where the public header is not included, shows up here). qwen3tts::Error's
+type information must be exported, so that an Error thrown in the library is caught by type.
 
 usage: check_exports.py <libqwen3tts.so> <include/qwen3tts>
 """
@@ -13,6 +15,22 @@ import pathlib
 import re
 import subprocess
 import sys
+
+
+# A class, or a function declared at namespace scope (the headers do not indent namespaces).
+CLASS = re.compile(r"^class\s+(?!QWEN3TTS_API)(\w+)", re.M)
+FUNCTION = re.compile(r"^(?!QWEN3TTS_API|typedef|namespace|struct|class|enum|#|//|/\*| )"
+                      r"[\w:<>, ]+?[\s*&]+(\w+)\(", re.M)
+
+
+def unmarked_declarations(include_dir):
+    """Public classes and functions declared without QWEN3TTS_API (hidden in the library)."""
+    found = []
+    for header in sorted(pathlib.Path(include_dir).glob("*.h*")):
+        text = header.read_text()
+        found += [f"{header.name}: class {m.group(1)}" for m in CLASS.finditer(text)]
+        found += [f"{header.name}: {m.group(1)}()" for m in FUNCTION.finditer(text)]
+    return found
 
 
 def declared_api(include_dir):
@@ -48,8 +66,10 @@ def qualified_name(symbol):
 def main():
     library, include_dir = sys.argv[1], sys.argv[2]
     c_funcs, classes, cxx_funcs = declared_api(include_dir)
-    problems, seen = [], set()
-    for symbol in exported_symbols(library):
+    problems = [f"{d} is not marked QWEN3TTS_API" for d in unmarked_declarations(include_dir)]
+    seen = set()
+    symbols = exported_symbols(library)
+    for symbol in symbols:
         if re.fullmatch(r"qwen3tts_\w+", symbol):
             if symbol not in c_funcs:
                 problems.append(f"exported C symbol {symbol} is not declared in qwen3tts.h")
@@ -72,8 +92,7 @@ def main():
                             f"{symbol}")
     for name in sorted((c_funcs | classes | cxx_funcs) - seen):
         problems.append(f"{name} is declared QWEN3TTS_API but {library} does not export it")
-    if "Error" in classes and not any(s == "typeinfo for qwen3tts::Error"
-                                      for s in exported_symbols(library)):
+    if "typeinfo for qwen3tts::Error" not in symbols:
         problems.append("typeinfo for qwen3tts::Error is not exported: an Error thrown in the "
                         "library cannot be caught by type")
     for p in problems:
