@@ -2,23 +2,18 @@
 defaults, batching rules and return values; qwen_tts/inference/qwen3_tts_model.py) over the
 qwen3tts C API. Differences are listed in python/README.md."""
 
-import base64
-import binascii
 import contextlib
 import ctypes
 import json
 import os
-import re
-import tempfile
 import threading
 import warnings
 from dataclasses import dataclass
 from typing import List, Tuple
-from urllib.parse import urlparse
 
 import numpy as np
 
-from . import _lib
+from . import _lib, reference_audio
 from ._handle import Handle
 from .errors import invalid_argument, unsupported
 from .stream import AudioStream
@@ -470,11 +465,8 @@ class Qwen3TTSModel:
         options.ref_text = None if x_vector_only else _lib.encode(ref_text)
         options.x_vector_only = 1 if x_vector_only else 0
         out = ctypes.c_void_p()
-        if isinstance(audio, tuple) and len(audio) == 2 and isinstance(audio[0], np.ndarray):
-            samples = np.asarray(audio[0], dtype=np.float32)
-            if samples.ndim > 1:  # [samples, channels] → mono, as the official code mixes
-                samples = samples.mean(axis=-1, dtype=np.float32)
-            samples = np.ascontiguousarray(samples)
+        samples = reference_audio.samples_of(audio)
+        if samples is not None:
             with self._handle as model:
                 _lib.check(
                     _lib.lib().qwen3tts_voice_clone_samples(
@@ -486,17 +478,13 @@ class Qwen3TTSModel:
                         ctypes.byref(out),
                     )
                 )
-        elif isinstance(audio, np.ndarray):
-            raise invalid_argument("For numpy waveform input, pass a tuple (audio, sr).")
-        elif isinstance(audio, (str, os.PathLike)):
-            with _audio_file(os.fspath(audio)) as path, self._handle as model:
+        else:
+            with reference_audio.file_of(audio) as path, self._handle as model:
                 _lib.check(
                     _lib.lib().qwen3tts_voice_clone(
                         model, _lib.encode(path), ctypes.byref(options), ctypes.byref(out)
                     )
                 )
-        else:
-            raise TypeError("Unsupported audio input type: %s" % type(audio))
         return Voice(out.value, ref_text)
 
     # ---- running ------------------------------------------------------------------------------
@@ -626,47 +614,6 @@ def _configured_max_new_tokens(model_dir):
     except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, int) else None
-
-
-def _is_url(s):
-    u = urlparse(s)
-    return u.scheme in ("http", "https", "ftp") and bool(u.netloc)
-
-
-_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
-
-
-def _is_base64(s):
-    # A data URI, or a long string of base64 characters that names no file. (The official test,
-    # no "/" in the string, misses most base64 audio: "/" is one of its characters.)
-    if s.startswith("data:audio"):
-        return True
-    return len(s) > 256 and _BASE64.fullmatch(s) is not None and not os.path.exists(s)
-
-
-@contextlib.contextmanager
-def _audio_file(s):
-    """A path to the audio s names: the path itself, or a temporary file of base64 audio."""
-    if _is_url(s):
-        raise invalid_argument(
-            "ref_audio %r is a URL; qwen3tts does not download audio: fetch it and pass the "
-            "file's path" % s
-        )
-    if not _is_base64(s):
-        yield s
-        return
-    payload = s.split(",", 1)[1] if s.startswith("data:") and "," in s else s
-    try:
-        data = base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError) as e:
-        raise invalid_argument("ref_audio looks like base64 audio but does not decode: %s" % e)
-    fd, path = tempfile.mkstemp(prefix="qwen3tts-ref-", suffix=".audio")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        yield path
-    finally:
-        os.unlink(path)
 
 
 # The short name.

@@ -67,6 +67,8 @@ class VoiceCloneTest(unittest.TestCase):
         with open(self.ref_wav, "rb") as f:
             data = base64.b64encode(f.read()).decode("ascii")
         np.testing.assert_array_equal(self.clone(data, "xvec"), self.cli["xvec"])
+        wrapped = "\n".join(data[i : i + 76] for i in range(0, len(data), 76))
+        np.testing.assert_array_equal(self.clone(wrapped, "xvec"), self.cli["xvec"])
         uri = "data:audio/wav;base64," + data
         np.testing.assert_array_equal(self.clone(uri, "icl"), self.cli["icl"])
 
