@@ -207,14 +207,15 @@ class Qwen3TTSModel:
         """Loads a checkpoint directory or a Hugging Face repo id ("Qwen/Qwen3-TTS-12Hz-0.6B-
         CustomVoice"; downloaded into the hub cache on first use).
 
-        threads: CPU threads per request (0 = all online CPUs). quant: None only (weights run
-        in their stored dtype). pretokenizer: None = "qwen2", or "mistral_fixed". mmap: map
-        the checkpoint (True) or read it into memory. The official loader's transformers
-        arguments (device_map, dtype, attn_implementation) are accepted and ignored."""
-        if quant not in (None, "none"):
+        threads: CPU threads per request (0 = all online CPUs). quant: None or "bf16" (the
+        weights as stored; the C API has no quantization option yet). pretokenizer: None =
+        "qwen2", or "mistral_fixed". mmap: map the checkpoint (True) or read it into memory.
+        The official loader's transformers arguments (device_map, dtype, attn_implementation)
+        are accepted and ignored."""
+        if quant not in (None, "bf16"):
             raise unsupported(
-                "quant=%r: this qwen3tts build has no quantized weights; the model runs in the "
-                "checkpoint's stored dtype (pass quant=None)" % (quant,)
+                "quant=%r: this version of the C API has no quantization option; the weights run "
+                "as stored in the checkpoint (quant=None or 'bf16')" % (quant,)
             )
         for key in kwargs:
             if key not in _IGNORED_LOAD_KEYS:

@@ -178,8 +178,9 @@ class LoadTest(unittest.TestCase):
         self.assertIn("/nonexistent/qwen3tts-model", str(ctx.exception))
 
     def test_quant_and_transformers_arguments(self):
-        with self.assertRaisesRegex(qwen3tts.UnsupportedError, "no quantized weights"):
-            qwen3tts.Model.from_pretrained(MODEL, quant="int8")
+        with self.assertRaisesRegex(qwen3tts.UnsupportedError, "quant='q8': .* no quantization"):
+            qwen3tts.Model.from_pretrained(MODEL, quant="q8")
+        qwen3tts.Model.from_pretrained(MODEL, quant="bf16").close()
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'colour'"):
             qwen3tts.Model.from_pretrained(MODEL, colour="blue")
         with self.assertWarnsRegex(UserWarning, "device_map='cuda:0' is ignored"):
