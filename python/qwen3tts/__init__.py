@@ -10,6 +10,7 @@ plus streaming (stream_custom_voice, stream_voice_design, stream_voice_clone) an
 objects saved to and loaded from `.voice` files. See python/README.md."""
 
 from . import _lib
+from .audio import write_audio
 from .errors import (
     InvalidArgumentError,
     Qwen3TTSError,
@@ -46,4 +47,5 @@ __all__ = [
     "VoiceClonePromptItem",
     "library_path",
     "library_version",
+    "write_audio",
 ]

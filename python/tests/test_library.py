@@ -4,13 +4,17 @@ lists where it was looked for, and the version."""
 
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import unittest
+import wave
+
+import numpy as np
 
 import qwen3tts
 from qwen3tts import _lib
-from support import FRAME, HELLO, model_dir
+from support import FRAME, HELLO, model_dir, tmp_dir
 
 
 class LibraryTest(unittest.TestCase):
@@ -49,6 +53,22 @@ class LibraryTest(unittest.TestCase):
             self.assertEqual(r["samples"], r["frames"] * FRAME)
             self.assertEqual(r["seed"], 11)
             self.assertGreater(r["prompt_positions"], 9)
+
+    def test_write_audio(self):
+        tmp = tmp_dir()
+        samples = np.linspace(-1, 1, 4801, dtype=np.float32)
+        qwen3tts.write_audio(os.path.join(tmp, "a.npy"), samples, 24000)
+        np.testing.assert_array_equal(np.load(os.path.join(tmp, "a.npy")).reshape(-1), samples)
+        qwen3tts.write_audio(os.path.join(tmp, "a.wav"), samples, 16000)
+        with wave.open(os.path.join(tmp, "a.wav")) as w:
+            self.assertEqual((w.getframerate(), w.getnframes(), w.getsampwidth()), (16000, 4801, 2))
+            pcm = np.frombuffer(w.readframes(4801), dtype="<i2")
+        self.assertEqual((pcm[0], pcm[2400], pcm[-1]), (-32767, 0, 32767))
+        with self.assertRaisesRegex(qwen3tts.Qwen3TTSError, "unknown audio file extension '.xyz'"):
+            qwen3tts.write_audio(os.path.join(tmp, "a.xyz"), samples)
+        with self.assertRaisesRegex(ValueError, r"mono samples .* shape \(2, 3\)"):
+            qwen3tts.write_audio(os.path.join(tmp, "b.wav"), np.zeros((2, 3)))
+        shutil.rmtree(tmp)
 
     def test_version(self):
         self.assertRegex(qwen3tts.library_version(), r"^\d+\.\d+\.\d+ \(git ")
