@@ -33,18 +33,24 @@ struct ModelInfo {
     int64_t talker_layers = 0;
     std::vector<std::string> speakers;          // CustomVoice speaker names (lower case)
     std::vector<std::string> speaker_dialects;  // parallel to speakers: dialect or ""
-    std::vector<std::string> languages;         // "auto" + language names
-    std::vector<std::string> dialects;          // dialect languages reached through speakers
-    bool takes_instruction = false;             // whether --instruct has an effect
+    // SynthesisOptions::language takes "auto", these names or their codes, any case.
+    std::vector<std::string> languages;       // "auto" + language names
+    std::vector<std::string> language_codes;  // parallel to languages: "en", ... or ""
+    // Dialects are no language values (as in the official code): the speaker carrying one
+    // (speaker_dialects) speaks it when the language is "auto" or "chinese".
+    std::vector<std::string> dialects;
+    bool takes_instruction = false;  // whether --instruct has an effect
     size_t weight_bytes = 0;
     int n_codebook = 0;     // codes per frame (16)
     int codebook_size = 0;  // codes of codebooks 1.. are in [0, codebook_size) (2048)
 };
 
 struct LoadOptions {
-    // Pre-tokeniser: "mistral_fixed" (the official loader's behaviour for a local directory)
-    // or "qwen2" (what it does when loading by hub id online). See docs/tokenizer.md.
-    std::string pretokenizer = "mistral_fixed";
+    // Pre-tokeniser: "qwen2" (the regex the Qwen3 text models were trained with; the official
+    // loader's choice for a hub id) for every way of naming a model, or "mistral_fixed" (what
+    // transformers 4.57.3 swaps in for a local directory; for parity with such a run only).
+    // See docs/tokenizer.md.
+    std::string pretokenizer = "qwen2";
     // true: memory-map the checkpoint (instant start, page cache shared between processes);
     // false: read the talker/predictor weights into private memory (slower start; faster
     // decoding where the page cache is slow to stream, see docs/benchmarks.md).
@@ -100,7 +106,7 @@ struct SamplingOptions {
 };
 
 struct SynthesisOptions {
-    std::string language = "auto";
+    std::string language = "auto";     // ModelInfo::languages or codes ("en"); "" is an error
     std::string speaker;               // CustomVoice
     std::string instruct;              // VoiceDesign, 1.7B CustomVoice
     Voice voice;                       // Base: the voice to clone

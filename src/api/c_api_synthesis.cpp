@@ -123,7 +123,7 @@ std::vector<int32_t> run_codes(qwen3tts_synthesizer* synth, const char* text,
                                void* user_data, qwen3tts_report* report) {
     const size_t size = report_size(report);
     const qwen3tts::SynthesisOptions o = to_options(synth->model, options);
-    const size_t n_codebook = size_t(frame_width(synth->model));
+    const size_t n_codebook = frame_width(synth->model);
     bool cancelled = false;
     std::function<bool(const int32_t*)> hook;
     if (on_frame)

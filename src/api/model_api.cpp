@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "hub/hub_pull.hpp"
+#include "model/language.hpp"
 #include "runtime/speech.hpp"
 
 namespace qwen3tts {
@@ -39,6 +40,7 @@ ModelInfo Model::info() const {
         i.speaker_dialects.push_back(it == c.talker.spk_dialect.end() ? "" : it->second);
     }
     i.languages = c.languages();
+    for (const std::string& l : i.languages) i.language_codes.push_back(language_code(l));
     i.dialects = c.dialects();
     i.takes_instruction = c.type == ModelType::voice_design ||
                           (c.type == ModelType::custom_voice && !c.ignores_instruction());

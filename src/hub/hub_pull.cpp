@@ -123,7 +123,13 @@ std::string resolve_or_pull_model_dir(const std::string& spec, const PullOptions
                                        "'), and HF_HUB_OFFLINE=1 forbids "
                                        "downloading it; unset HF_HUB_OFFLINE, or pass --model "
                                        "with a local model folder");
-    return pull_model(ref, cfg, options).snapshot_dir;
+    try {
+        return pull_model(ref, cfg, options).snapshot_dir;
+    } catch (const Error& e) {
+        // Both readings of the argument were tried: say so, not only the hub's half.
+        throw Error(e.code(), "model '" + spec + "' is not a local folder (there is no ./" + spec +
+                                  "), so it was looked up on the Hugging Face hub: " + e.what());
+    }
 }
 
 }  // namespace qwen3tts

@@ -4,6 +4,8 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "model/language.hpp"
+#include "text/unicode.hpp"
 
 namespace qwen3tts {
 
@@ -64,11 +66,11 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, con
     // ---- validate the request against the model ----
     if (req.text.empty() || blank(req.text))
         throw Error(ErrorCode::invalid_argument, "the text to speak is empty");
-    const std::string language = lower(req.language.empty() ? "auto" : req.language);
-    const auto langs = cfg.languages();
-    if (std::find(langs.begin(), langs.end(), language) == langs.end())
-        throw Error(ErrorCode::invalid_argument,
-                    "unknown language '" + req.language + "'; this model supports: " + join(langs));
+    // Before the chat template wraps them, so that an offset is one in the caller's text.
+    check_utf8(req.text, "the text to speak");
+    check_utf8(req.instruct, "the instruction");
+    if (req.voice) check_utf8(req.voice->ref_text, "the reference transcript");
+    const std::string language = resolve_language(cfg, req.language);
     const std::string speaker = lower(req.speaker);
     if (!speaker.empty()) {
         if (cfg.type != ModelType::custom_voice)

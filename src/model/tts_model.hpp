@@ -16,9 +16,9 @@ namespace qwen3tts {
 class TtsModel {
   public:
     // `model` is a checkpoint directory or a Hugging Face repo id in the local cache.
-    static std::shared_ptr<const TtsModel> load(
-        const std::string& model, PretokenizerRegex regex = PretokenizerRegex::mistral_fixed,
-        LoadMode mode = LoadMode::mmap);
+    static std::shared_ptr<const TtsModel> load(const std::string& model,
+                                                PretokenizerRegex regex = PretokenizerRegex::qwen2,
+                                                LoadMode mode = LoadMode::mmap);
 
     const ModelConfig& config() const { return config_; }
     const Tokenizer& tokenizer() const { return tokenizer_; }

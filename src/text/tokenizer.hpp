@@ -18,10 +18,12 @@
 namespace qwen3tts {
 
 // Which pre-tokeniser regex to use (spec talker.md §3.3; see docs/tokenizer.md):
-//   qwen2         — the Qwen2 regex, what HF keeps when the model is loaded by hub id online;
+//   qwen2         — the Qwen2 regex the Qwen3 text models were trained with, what HF keeps when
+//                   the model is loaded by hub id online. Default, however the model is named.
 //   mistral_fixed — the "fixed Mistral" regex that transformers 4.57.3 substitutes when the
 //                   official code (fix_mistral_regex=True) loads a local checkpoint directory
-//                   whose config.json says transformers_version "4.57.3". Default.
+//                   whose config.json says transformers_version "4.57.3"; for parity with
+//                   such a run only.
 // They differ on lower-to-upper case boundaries inside words ("iPhone", "XMLHttpRequest"), on
 // combining marks inside words (Thai), and by construction on contraction-like suffixes
 // ("'sa") and on '/' after punctuation runs.
@@ -32,7 +34,7 @@ class Tokenizer {
     // Reads vocab.json, merges.txt and tokenizer_config.json (added_tokens_decoder) from a
     // checkpoint directory. Throws Error naming the file when one is missing or malformed.
     static Tokenizer load(const std::string& model_dir,
-                          PretokenizerRegex regex = PretokenizerRegex::mistral_fixed);
+                          PretokenizerRegex regex = PretokenizerRegex::qwen2);
 
     // Token ids of `utf8_text`; no BOS/EOS added. Throws Error(invalid_argument) giving the
     // byte offset when the text is not valid UTF-8.

@@ -65,6 +65,12 @@ std::string find_cached_snapshot(const std::string& cache_dir, const ModelRef& r
 std::string find_local_model_dir(const std::string& spec, bool accept_partial) {
     if (spec.empty()) throw Error(ErrorCode::invalid_argument, "no model given (--model)");
     if (is_dir(spec)) return spec;
+    struct stat st;
+    if (::stat(spec.c_str(), &st) == 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "model '" + spec +
+                        "' is a file; give the model folder (the one holding config.json and "
+                        "model.safetensors) or a Hugging Face repo id Org/Name");
     if (!looks_like_repo_id(spec))
         throw Error(ErrorCode::io, "model directory '" + spec + "' does not exist");
     const std::string snapshot = find_cached_snapshot(hf_hub_cache_dir(), parse_model_ref(spec));

@@ -59,7 +59,9 @@ def qualified_name(symbol):
     for prefix in ("typeinfo name for ", "typeinfo for ", "vtable for "):
         if symbol.startswith(prefix):
             symbol = symbol[len(prefix):]
-    name = symbol.split("(")[0].replace("[abi:cxx11]", "")
+    # strip(): UBSan builds (-fsanitize=function) export the type information of function types
+    # such as "qwen3tts::Voice (std::string const&)", the type of Voice::load.
+    name = symbol.split("(")[0].replace("[abi:cxx11]", "").strip()
     return name.split("::")
 
 

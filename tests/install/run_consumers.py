@@ -5,12 +5,12 @@
 2. builds tests/install/consumer.c and consumer.cpp against the prefix through pkg-config
    (plain cc/c++ command lines, shared and static) and through find_package(qwen3tts)
    (tests/install/CMakeLists.txt: qwen3tts::qwen3tts and qwen3tts::qwen3tts_static)
-3. runs every consumer on a tiny checkpoint and checks its codes equal those of the build
-   tree's CLI (`qwen3tts codes`, same text and seed), its audio of the same text and seed is
+3. runs every consumer on a tiny checkpoint and checks its codes equal those of the installed
+   CLI (`<prefix>/bin/qwen3tts codes`, same text and seed), its audio of the same text and seed is
    frames × 1920 samples, and a missing model is an error naming it: a code + message through
    the C API, a qwen3tts::Error thrown inside libqwen3tts.so and caught by type in C++.
 
-usage: run_consumers.py <build dir> <work dir> <cli> <model dir> <cc> <c++>
+usage: run_consumers.py <build dir> <work dir> <model dir> <cc> <c++>
 """
 import ast
 import os
@@ -67,14 +67,14 @@ def check_output(name, out, expected, cpp):
 
 
 def main():
-    build, work, cli, model, cc, cxx = (pathlib.Path(a) for a in sys.argv[1:7])
+    build, work, model, cc, cxx = (pathlib.Path(a) for a in sys.argv[1:6])
     shutil.rmtree(work, ignore_errors=True)
     prefix = work / "prefix"
     run(["cmake", "--install", build, "--prefix", prefix])
 
-    run([cli, "codes", "--model", model, "--speaker", "ryan", "--language", "english", "--text",
-         TEXT, "--seed", SEED, "--max-frames", MAX_FRAMES, "--threads", "2", "--out",
-         work / "cli.npy"])
+    run([prefix / "bin" / "qwen3tts", "codes", "--model", model, "--speaker", "ryan",
+         "--language", "english", "--text", TEXT, "--seed", SEED, "--max-frames", MAX_FRAMES,
+         "--threads", "2", "--out", work / "cli.npy"])
     expected = read_npy_int64(work / "cli.npy")
     args = [model, TEXT, SEED, MAX_FRAMES]
 

@@ -27,40 +27,20 @@ double peak_rss_mb() {
 
 }  // namespace
 
-int cmd_bench(int argc, char** argv) {
-    auto options = kSynthesisOptions;
-    options.insert("frames");
-    options.insert("runs");
-    auto flags = kSynthesisFlags;
-    flags.insert("no-codec");
-    const Args args(argc, argv, options, flags);
+int cmd_bench(const Args& args) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
+    const Model model = load_model(args);
     const double load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const ModelInfo info = model.info();
 
-    std::vector<std::string> argv_copy(argv, argv + argc);
-    SynthesisRequest req;
-    {
-        // Defaults for a benchmark: a fixed sentence, the first speaker, greedy, fixed length.
-        std::vector<std::string> extra;
-        if (!args.has("text"))
-            extra = {"--text",
-                     "The quick brown fox jumps over the lazy dog, "
-                     "and then it runs back home again."};
-        if (!args.has("speaker") && info.type == "custom_voice" && !info.speakers.empty())
-            extra.insert(extra.end(), {"--speaker", info.speakers.front()});
-        argv_copy.insert(argv_copy.end(), extra.begin(), extra.end());
-        std::vector<char*> ptrs;
-        for (auto& s : argv_copy) ptrs.push_back(s.data());
-        const Args full(int(ptrs.size()), ptrs.data(), options, flags);
-        req = parse_synthesis(full, model);
-    }
-    const int frames = args.get_int("frames", 32);
-    const int runs = args.get_int("runs", 3);
-    if (frames < 1 || runs < 1)
-        throw Error(ErrorCode::invalid_argument, "--frames and --runs must be >= 1");
+    // Defaults for a benchmark: a fixed sentence and the first speaker.
+    SynthesisRequest req = parse_synthesis(
+        args, model,
+        "The quick brown fox jumps over the lazy dog, and then it runs back home again.",
+        info.type == "custom_voice" && !info.speakers.empty() ? info.speakers.front() : "");
+    const int frames = args.get_int("frames", 32, 1);
+    const int runs = args.get_int("runs", 3, 1);
     req.options.max_frames = frames;
     // A random-weight model may stop at EOS early: suppress nothing, just report frames.
     Synthesizer synth(model, req.engine);

@@ -5,28 +5,24 @@
 #include <chrono>
 #include <cstdio>
 
-#include "args.hpp"
 #include "commands.hpp"
-#include "qwen3tts/error.hpp"
-#include "qwen3tts/qwen3tts.hpp"
+#include "progress.hpp"
+#include "synthesis_args.hpp"
 
 namespace qwen3tts::cli {
 
-int cmd_encode(int argc, char** argv) {
-    const Args args(argc, argv, {"model", "audio", "out", "threads", "max-seconds"}, {});
-    if (!args.has("audio"))
-        throw Error(ErrorCode::invalid_argument, "encode: --audio FILE is required");
-    if (!args.has("out"))
-        throw Error(ErrorCode::invalid_argument, "encode: --out FILE.npy is required");
-    const int threads = args.get_int("threads", 0);
-
+int cmd_encode(const Args& args) {
+    const int threads = args.get_int("threads", 0, 0);
     // The encoder's memory grows with the length: refuse long files before decoding them.
-    const double max_seconds = args.get_float("max-seconds", 600.0f);
-    if (!(max_seconds > 0))
-        throw Error(ErrorCode::invalid_argument, "encode: --max-seconds must be > 0");
-    const Model model = Model::load(args.get("model", kDefaultModel));
+    const double max_seconds =
+        args.get_float("max-seconds", float(kEncodeMaxSeconds), Args::Range::positive);
+    const Model model = load_model(args);
     const auto t0 = std::chrono::steady_clock::now();
+    // No progress callback for encoding: an elapsed-time line on a terminal.
+    Progress progress("encoding", args.flag("quiet"), model.sample_rate());
+    progress.start_elapsed_ticker();
     const Model::EncodedAudio encoded = model.encode_audio(args.get("audio"), threads, max_seconds);
+    progress.finish();
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     save_codes_npy(args.get("out"), encoded.codes, model);

@@ -14,9 +14,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 }  // namespace
 
-int cmd_info(int argc, char** argv) {
-    const Args args(argc, argv, {"model", "pretokenizer"}, {});
-    const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
+int cmd_info(const Args& args) {
+    const Model model = load_model(args);
     const ModelInfo i = model.info();
     std::printf("model:       %s\n", i.dir.c_str());
     std::printf("variant:     %s\n", i.type.c_str());
@@ -24,9 +23,22 @@ int cmd_info(int argc, char** argv) {
                 i.size.c_str(), static_cast<long long>(i.hidden_size),
                 static_cast<long long>(i.talker_layers), double(i.weight_bytes) / 1e9);
     std::printf("codes:       %d per frame, each in [0, %d)\n", i.n_codebook, i.codebook_size);
-    std::printf("speakers:    %s\n", join(i.speakers).c_str());
-    std::printf("languages:   %s\n", join(i.languages).c_str());
-    std::printf("dialects:    %s\n", join(i.dialects).c_str());
+    // A dialect is the speaker's, not a --language value (as in the official code): the
+    // speaker speaks it when --language is auto or chinese.
+    std::vector<std::string> speakers;
+    for (size_t k = 0; k < i.speakers.size(); ++k) {
+        const std::string& d = k < i.speaker_dialects.size() ? i.speaker_dialects[k] : "";
+        speakers.push_back(i.speakers[k] + (d.empty() ? "" : " (" + d + ")"));
+    }
+    std::printf("speakers:    %s\n", join(speakers).c_str());
+    if (!i.dialects.empty())
+        std::printf("             a speaker's dialect is used with --language auto or chinese\n");
+    std::vector<std::string> languages;
+    for (size_t k = 0; k < i.languages.size(); ++k) {
+        const std::string& code = k < i.language_codes.size() ? i.language_codes[k] : "";
+        languages.push_back(i.languages[k] + (code.empty() ? "" : " (" + code + ")"));
+    }
+    std::printf("languages:   %s\n", join(languages).c_str());
     std::printf("instruction: %s\n", i.takes_instruction ? "yes" : "no (ignored)");
     return 0;
 }

@@ -1,8 +1,8 @@
 // qwen3tts list: the models in the Hugging Face cache, with their revisions and sizes.
 #include <cstdio>
-#include <exception>
 #include <string>
 
+#include "commands.hpp"
 #include "qwen3tts/qwen3tts.hpp"
 
 namespace {
@@ -20,56 +20,39 @@ std::string list_size(uint64_t n) {
 
 namespace qwen3tts::cli {
 
-int cmd_list(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::printf(
-                "usage: qwen3tts list\n"
-                "  Lists the models in the Hugging Face cache ($HF_HUB_CACHE, else "
-                "$HF_HOME/hub)\n  with their revisions, file counts and sizes.\n");
-            return 0;
-        }
-        std::fprintf(stderr, "qwen3tts list: unexpected argument '%s'\n", a.c_str());
-        return 2;
-    }
-    try {
-        const std::string cache = qwen3tts::hub::cache_dir();
-        const auto repos = qwen3tts::hub::list_cache();
-        if (repos.empty()) {
-            std::printf("no models in the cache at %s\n", cache.c_str());
-            return 0;
-        }
-        uint64_t total = 0;
-        std::printf("%-40s %-16s %-12s %6s %10s\n", "MODEL", "REVISION", "COMMIT", "FILES", "SIZE");
-        for (const auto& repo : repos) {
-            total += repo.size_bytes;
-            std::string note;
-            if (repo.n_incomplete)
-                note = "  (" + std::to_string(repo.n_incomplete) + " interrupted download" +
-                       (repo.n_incomplete > 1 ? "s" : "") + ")";
-            if (repo.revisions.empty())
-                std::printf("%-40s %-16s %-12s %6s %10s%s\n", repo.repo_id.c_str(), "-", "-", "-",
-                            list_size(repo.size_bytes).c_str(), note.c_str());
-            for (size_t i = 0; i < repo.revisions.size(); ++i) {
-                const auto& rev = repo.revisions[i];
-                std::string refs;
-                for (const auto& r : rev.refs) refs += (refs.empty() ? "" : ",") + r;
-                if (refs.empty()) refs = "-";
-                // The repo's disk size once (blobs are shared between revisions).
-                std::printf("%-40s %-16s %-12s %6zu %10s%s\n", repo.repo_id.c_str(), refs.c_str(),
-                            rev.commit.substr(0, 12).c_str(), rev.n_files,
-                            i == 0 ? list_size(repo.size_bytes).c_str() : "",
-                            i == 0 ? note.c_str() : "");
-            }
-        }
-        std::printf("%zu model%s, %s in %s\n", repos.size(), repos.size() == 1 ? "" : "s",
-                    list_size(total).c_str(), cache.c_str());
+int cmd_list(const Args&) {
+    const std::string cache = qwen3tts::hub::cache_dir();
+    const auto repos = qwen3tts::hub::list_cache();
+    if (repos.empty()) {
+        std::printf("no models in the cache at %s\n", cache.c_str());
         return 0;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "qwen3tts list: error: %s\n", e.what());
-        return 1;
     }
+    uint64_t total = 0;
+    std::printf("%-40s %-16s %-12s %6s %10s\n", "MODEL", "REVISION", "COMMIT", "FILES", "SIZE");
+    for (const auto& repo : repos) {
+        total += repo.size_bytes;
+        std::string note;
+        if (repo.n_incomplete)
+            note = "  (" + std::to_string(repo.n_incomplete) + " interrupted download" +
+                   (repo.n_incomplete > 1 ? "s" : "") + ")";
+        if (repo.revisions.empty())
+            std::printf("%-40s %-16s %-12s %6s %10s%s\n", repo.repo_id.c_str(), "-", "-", "-",
+                        list_size(repo.size_bytes).c_str(), note.c_str());
+        for (size_t i = 0; i < repo.revisions.size(); ++i) {
+            const auto& rev = repo.revisions[i];
+            std::string refs;
+            for (const auto& r : rev.refs) refs += (refs.empty() ? "" : ",") + r;
+            if (refs.empty()) refs = "-";
+            // The repo's disk size once (blobs are shared between revisions).
+            std::printf("%-40s %-16s %-12s %6zu %10s%s\n", repo.repo_id.c_str(), refs.c_str(),
+                        rev.commit.substr(0, 12).c_str(), rev.n_files,
+                        i == 0 ? list_size(repo.size_bytes).c_str() : "",
+                        i == 0 ? note.c_str() : "");
+        }
+    }
+    std::printf("%zu model%s, %s in %s\n", repos.size(), repos.size() == 1 ? "" : "s",
+                list_size(total).c_str(), cache.c_str());
+    return 0;
 }
 
 }  // namespace qwen3tts::cli

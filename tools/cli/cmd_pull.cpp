@@ -6,13 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "qwen3tts/qwen3tts.hpp"
 
 namespace {
@@ -119,59 +118,20 @@ ProgressFn stream_progress(std::FILE* out) {
     };
 }
 
-void pull_usage(std::FILE* out) {
-    std::fprintf(out,
-                 "usage: qwen3tts pull Org/Name[@revision] [--include GLOB]... [--quiet]\n"
-                 "  Downloads all files of the revision (default: main) into the Hugging Face\n"
-                 "  cache and prints the snapshot directory.\n"
-                 "  --include GLOB  only files matching GLOB (repeatable; '*' matches '/')\n"
-                 "  --quiet         no progress output\n"
-                 "  environment: HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE\n");
-}
-
 }  // namespace
 
 namespace qwen3tts::cli {
 
-int cmd_pull(int argc, char** argv) {
-    std::string spec;
-    bool quiet = false;
+int cmd_pull(const Args& args) {
+    const bool quiet = args.flag("quiet");
     qwen3tts::hub::PullOptions options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--quiet" || a == "-q") {
-            quiet = true;
-        } else if (a == "--include" && i + 1 < argc) {
-            options.include.push_back(argv[++i]);
-        } else if (a.rfind("--include=", 0) == 0) {
-            options.include.push_back(a.substr(10));
-        } else if (a == "--help" || a == "-h") {
-            pull_usage(stdout);
-            return 0;
-        } else if (!a.empty() && a[0] != '-' && spec.empty()) {
-            spec = a;
-        } else {
-            std::fprintf(stderr, "qwen3tts pull: unexpected argument '%s'\n", a.c_str());
-            pull_usage(stderr);
-            return 2;
-        }
-    }
-    if (spec.empty()) {
-        pull_usage(stderr);
-        return 2;
-    }
+    options.include = args.get_all("include");
     options.quiet = quiet;
     if (!quiet) options.on_progress = stream_progress(stderr);
-    try {
-        const qwen3tts::hub::PullResult r = qwen3tts::hub::pull(spec, options);
-        if (r.offline && !quiet)
-            std::fprintf(stderr, "HF_HUB_OFFLINE=1: using the cached snapshot\n");
-        std::printf("%s\n", r.snapshot_dir.c_str());
-        return 0;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "qwen3tts pull: error: %s\n", e.what());
-        return 1;
-    }
+    const qwen3tts::hub::PullResult r = qwen3tts::hub::pull(args.positional(), options);
+    if (r.offline && !quiet) std::fprintf(stderr, "HF_HUB_OFFLINE=1: using the cached snapshot\n");
+    std::printf("%s\n", r.snapshot_dir.c_str());
+    return 0;
 }
 
 }  // namespace qwen3tts::cli

@@ -2,24 +2,26 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "synthesis_args.hpp"
 
 namespace qwen3tts::cli {
 
-int cmd_voice(int argc, char** argv) {
-    const Args args(argc, argv,
-                    {"model", "ref-audio", "ref-text", "out", "max-seconds", "pretokenizer"},
-                    {"x-vector-only"});
-    if (!args.has("ref-audio"))
-        throw Error(ErrorCode::invalid_argument, "voice: --ref-audio FILE is required");
-    if (!args.has("out"))
-        throw Error(ErrorCode::invalid_argument, "voice: --out NAME.voice is required");
-    const Model model = Model::load(args.get("model", kDefaultModel), parse_load_options(args));
+int cmd_voice(const Args& args) {
+    const Model model = load_model(args);
     VoiceCloneOptions o;
-    o.ref_text = args.has("ref-text") ? read_text_argument(args.get("ref-text")) : "";
     o.x_vector_only = args.flag("x-vector-only");
-    o.max_seconds = args.get_float("max-seconds", float(o.max_seconds));
+    if (args.has("ref-text")) {
+        o.ref_text = read_text_option(args, "ref-text");
+        if (o.x_vector_only)
+            warn("--ref-text is ignored with --x-vector-only (that mode uses no transcript)");
+    }
+    o.max_seconds = args.get_float("max-seconds", float(o.max_seconds), Args::Range::positive);
+    // No progress callback for cloning: an elapsed-time line on a terminal.
+    Progress progress("cloning", args.flag("quiet"), model.sample_rate());
+    progress.start_elapsed_ticker();
     const Voice voice = model.clone_voice(args.get("ref-audio"), o);
+    progress.finish();
     voice.save(args.get("out"));
     std::fprintf(stderr, "qwen3tts: %s voice%s → %s\n",
                  voice.in_context() ? "in-context" : "x-vector-only",

@@ -3,11 +3,11 @@
 #include <signal.h>
 
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <string>
 
-#include "commands.hpp"
+#include "args.hpp"
+#include "options.hpp"
 #include "qwen3tts/error.hpp"
 #include "qwen3tts/qwen3tts.hpp"
 
@@ -33,50 +33,47 @@ void install_signal_handlers() {
     }
 }
 
-struct Command {
-    const char* name;
-    int (*run)(int, char**);
-    const char* summary;
-};
-
-const Command kCommands[] = {
-    {"speak", qwen3tts::cli::cmd_speak, "text → speech (wav, flac, ogg/opus, mp3, pcm, npy)"},
-    {"decode", qwen3tts::cli::cmd_decode, "codec frames (.npy) → speech"},
-    {"codes", qwen3tts::cli::cmd_codes, "text → codec frames (.npy, int64 [frames, 16])"},
-    {"voice", qwen3tts::cli::cmd_voice, "reference audio → a reusable .voice file (Base models)"},
-    {"encode", qwen3tts::cli::cmd_encode, "audio → codec frames (.npy)"},
-    {"info", qwen3tts::cli::cmd_info, "show a model's variant, size, speakers and languages"},
-    {"bench", qwen3tts::cli::cmd_bench, "measure load, prefill and per-frame time"},
-    {"pull", qwen3tts::cli::cmd_pull, "download a model from the Hugging Face hub into the cache"},
-    {"list", qwen3tts::cli::cmd_list, "list the models in the Hugging Face cache"},
-};
-
-void usage() {
-    std::fprintf(stderr, "usage: qwen3tts <command> [options]\n\ncommands:\n");
-    for (const auto& c : kCommands) std::fprintf(stderr, "  %-8s %s\n", c.name, c.summary);
+void print_version() {
+    const qwen3tts::BuildInfo b = qwen3tts::build_info();
+    std::printf(
+        "qwen3tts %s\ngit commit  %s\nsimd        %s (detected on this CPU)\n"
+        "build type  %s\n",
+        b.version.c_str(), b.git_commit.c_str(), b.simd.c_str(), b.build_type.c_str());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    using namespace qwen3tts::cli;
     install_signal_handlers();
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-        usage();
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        print_overview(stderr);
+        return 2;
     }
-    for (const auto& c : kCommands) {
-        if (std::strcmp(argv[1], c.name) != 0) continue;
-        try {
-            return c.run(argc - 1, argv + 1);
-        } catch (const qwen3tts::Error& e) {
-            std::fprintf(stderr, "qwen3tts %s: error: %s\n", c.name, e.what());
-            return 1;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "qwen3tts %s: error: %s\n", c.name, e.what());
-            return 1;
+    const std::string first = argv[1];
+    if (first == "--help" || first == "-h") {
+        print_overview(stdout);
+        return 0;
+    }
+    if (first == "--version" || first == "-V") {
+        print_version();
+        return 0;
+    }
+    const CommandSpec* c = find_command(first);
+    if (!c) {
+        std::fprintf(stderr, "qwen3tts: unknown command '%s' (`qwen3tts help` lists them)\n",
+                     first.c_str());
+        return 2;
+    }
+    try {
+        const Args args(*c, argc - 1, argv + 1);
+        if (args.help_requested()) {
+            print_command_help(*c, stdout);
+            return 0;
         }
+        return c->run(args);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "qwen3tts %s: error: %s\n", c->name.c_str(), e.what());
+        return 1;
     }
-    std::fprintf(stderr, "qwen3tts: unknown command '%s'\n", argv[1]);
-    usage();
-    return 2;
 }

@@ -1,73 +1,87 @@
 #include "synthesis_args.hpp"
 
 #include <cstdio>
+#include <fstream>
 
 namespace qwen3tts::cli {
 
-const std::set<std::string> kSynthesisOptions = {"model",
-                                                 "text",
-                                                 "language",
-                                                 "speaker",
-                                                 "instruct",
-                                                 "text-layout",
-                                                 "seed",
-                                                 "temperature",
-                                                 "top-k",
-                                                 "top-p",
-                                                 "repetition-penalty",
-                                                 "max-frames",
-                                                 "subtalker-temperature",
-                                                 "subtalker-top-k",
-                                                 "subtalker-top-p",
-                                                 "threads",
-                                                 "kernels",
-                                                 "pretokenizer",
-                                                 "voice",
-                                                 "ref-audio",
-                                                 "ref-text"};
-const std::set<std::string> kSynthesisFlags = {"greedy", "x-vector-only", "no-mmap",
-                                               "oversubscribe"};
+namespace {
+
+// --voice takes a .voice file; an audio file there is a common slip worth naming.
+void refuse_audio_as_voice(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    char head[4] = {};
+    if (!f.read(head, 4)) return;  // Voice::load reports what is wrong
+    const std::string magic(head, 4);
+    const bool audio = magic == "RIFF" || magic == "fLaC" || magic == "OggS" ||
+                       magic.compare(0, 3, "ID3") == 0 ||
+                       (uint8_t(head[0]) == 0xFF && (uint8_t(head[1]) & 0xE0) == 0xE0);
+    if (audio)
+        throw Error(ErrorCode::invalid_argument,
+                    "--voice " + path +
+                        " is an audio file, not a voice file: clone from it with --ref-audio " +
+                        path +
+                        " --ref-text '...', or make a reusable voice file with "
+                        "`qwen3tts voice`");
+}
+
+}  // namespace
+
+void warn(const std::string& message) {
+    std::fprintf(stderr, "qwen3tts: warning: %s\n", message.c_str());
+}
 
 LoadOptions parse_load_options(const Args& args) {
     LoadOptions o;
-    o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
-    o.mmap = !args.flag("no-mmap");
+    if (args.declares("pretokenizer")) o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
+    if (args.declares("no-mmap")) o.mmap = !args.flag("no-mmap");
     return o;
 }
 
-SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
+Model load_model(const Args& args) {
+    return Model::load(args.get("model", kDefaultModel), parse_load_options(args));
+}
+
+SynthesisRequest parse_synthesis(const Args& args, const Model& model,
+                                 const std::string& default_text,
+                                 const std::string& default_speaker) {
     SynthesisRequest r;
-    if (!args.has("text"))
-        throw Error(ErrorCode::invalid_argument, "--text is required (use --text - for stdin)");
-    r.text = read_text_argument(args.get("text"));
+    r.text =
+        args.has("text") || default_text.empty() ? read_text_option(args, "text") : default_text;
     SynthesisOptions& o = r.options;
     o = model.default_options();
-    o.language = args.get("language", "auto");
-    o.speaker = args.get("speaker");
-    o.instruct = args.get("instruct");
-    o.text_layout = args.get("text-layout", "auto");
-    const int seed = args.get_int("seed", 0);
-    if (seed < 0) throw Error(ErrorCode::invalid_argument, "--seed must be >= 0");
-    o.seed = uint64_t(seed);
+    o.language = args.get("language", o.language);
+    o.speaker = args.get("speaker", default_speaker);
+    if (args.has("instruct")) o.instruct = read_text_option(args, "instruct");
+    o.text_layout = args.get("text-layout", o.text_layout);
+    if (args.has("seed")) o.seed = args.get_u64("seed");
+    using R = Args::Range;
     if (args.flag("greedy")) o.talker.do_sample = o.predictor.do_sample = false;
-    o.talker.temperature = args.get_float("temperature", o.talker.temperature);
-    o.talker.top_k = args.get_int("top-k", o.talker.top_k);
-    o.talker.top_p = args.get_float("top-p", o.talker.top_p);
-    o.talker.repetition_penalty = args.get_float("repetition-penalty", o.talker.repetition_penalty);
-    o.predictor.temperature = args.get_float("subtalker-temperature", o.predictor.temperature);
-    o.predictor.top_k = args.get_int("subtalker-top-k", o.predictor.top_k);
-    o.predictor.top_p = args.get_float("subtalker-top-p", o.predictor.top_p);
-    o.max_frames = args.get_int("max-frames", o.max_frames);
-    if (o.max_frames <= 0)
-        throw Error(ErrorCode::invalid_argument, "--max-frames must be at least 1");
+    o.talker.temperature = args.get_float("temperature", o.talker.temperature, R::positive);
+    o.talker.top_k = args.get_int("top-k", o.talker.top_k, 0);
+    o.talker.top_p = args.get_float("top-p", o.talker.top_p, R::probability);
+    o.talker.repetition_penalty =
+        args.get_float("repetition-penalty", o.talker.repetition_penalty, R::positive);
+    o.predictor.temperature =
+        args.get_float("subtalker-temperature", o.predictor.temperature, R::positive);
+    o.predictor.top_k = args.get_int("subtalker-top-k", o.predictor.top_k, 0);
+    o.predictor.top_p = args.get_float("subtalker-top-p", o.predictor.top_p, R::probability);
+    o.max_frames = args.get_int("max-frames", o.max_frames, 1);
 
     if (args.has("voice") && args.has("ref-audio"))
         throw Error(ErrorCode::invalid_argument, "give either --voice or --ref-audio, not both");
-    if (args.has("voice")) o.voice = Voice::load(args.get("voice"));
+    if (args.has("voice")) {
+        refuse_audio_as_voice(args.get("voice"));
+        o.voice = Voice::load(args.get("voice"));
+    }
     if (args.has("ref-audio")) {
         VoiceCloneOptions vo;
-        vo.ref_text = args.has("ref-text") ? read_text_argument(args.get("ref-text")) : "";
         vo.x_vector_only = args.flag("x-vector-only");
+        if (args.has("ref-text")) {
+            vo.ref_text = read_text_option(args, "ref-text");
+            if (vo.x_vector_only)
+                warn("--ref-text is ignored with --x-vector-only (that mode uses no transcript)");
+        }
         o.voice = model.clone_voice(args.get("ref-audio"), vo);
     } else if (args.has("ref-text") || args.flag("x-vector-only")) {
         throw Error(ErrorCode::invalid_argument, "--ref-text and --x-vector-only need --ref-audio");
@@ -75,9 +89,9 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
     if (args.flag("greedy") && (args.has("temperature") || args.has("top-k") || args.has("top-p") ||
                                 args.has("subtalker-temperature") || args.has("subtalker-top-k") ||
                                 args.has("subtalker-top-p")))
-        std::fprintf(stderr,
-                     "qwen3tts: warning: --greedy ignores temperature, top-k and top-p "
-                     "(as the official do_sample=False does)\n");
+        warn(
+            "--greedy ignores temperature, top-k and top-p (as the official do_sample=False "
+            "does)");
 
     const ModelInfo info = model.info();
     if (info.type == "custom_voice" && o.speaker.empty()) {
@@ -86,11 +100,7 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model) {
         throw Error(ErrorCode::invalid_argument,
                     "this CustomVoice model needs --speaker (one of: " + list + ")");
     }
-    r.engine.threads = args.get_int("threads", 0);
-    if (r.engine.threads < 0)
-        throw Error(ErrorCode::invalid_argument,
-                    "--threads must be >= 0 (0 = all online CPUs), got " +
-                        std::to_string(r.engine.threads));
+    r.engine.threads = args.get_int("threads", 0, 0);
     // More threads than online CPUs are capped (with a warning) unless asked for explicitly.
     r.engine.oversubscribe = args.flag("oversubscribe");
     const std::string kernels = args.get("kernels", "fast");

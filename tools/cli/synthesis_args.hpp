@@ -1,7 +1,6 @@
 // The options shared by every subcommand that synthesises (codes, speak, bench).
 #pragma once
 
-#include <set>
 #include <string>
 
 #include "args.hpp"
@@ -9,18 +8,22 @@
 
 namespace qwen3tts::cli {
 
-extern const std::set<std::string> kSynthesisOptions;
-extern const std::set<std::string> kSynthesisFlags;
-
 struct SynthesisRequest {
     std::string text;
     SynthesisOptions options;
     EngineOptions engine;
 };
 
-// Loads the model named by --model and fills the request from the arguments, on top of the
-// checkpoint's generation_config.json defaults.
-SynthesisRequest parse_synthesis(const Args& args, const Model& model);
+// Fills the request from the arguments, on top of the checkpoint's generation_config.json
+// defaults. default_text / default_speaker stand in for an absent --text / --speaker
+// (bench); empty: --text is required.
+SynthesisRequest parse_synthesis(const Args& args, const Model& model,
+                                 const std::string& default_text = "",
+                                 const std::string& default_speaker = "");
 LoadOptions parse_load_options(const Args& args);
+Model load_model(const Args& args);
+
+// A warning on stderr, in the CLI's one format.
+void warn(const std::string& message);
 
 }  // namespace qwen3tts::cli

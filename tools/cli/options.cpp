@@ -1,0 +1,223 @@
+#include "options.hpp"
+
+#include <cstdio>
+
+#include "commands.hpp"
+#include "qwen3tts/qwen3tts.hpp"
+
+namespace qwen3tts::cli {
+
+namespace {
+
+std::string shortest(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+const std::string kFromModel = "the model's, generation_config.json";
+
+// ---- model ----
+const OptionSpec kModel{"model", "model", "MODEL",
+                        "checkpoint folder, or Hugging Face repo id Org/Name[@revision]",
+                        kDefaultModel};
+const OptionSpec kPretokenizer{"pretokenizer", "model", "NAME",
+                               "pre-tokeniser: qwen2 or mistral_fixed (docs/tokenizer.md)",
+                               LoadOptions().pretokenizer};
+const OptionSpec kNoMmap{"no-mmap", "model", "",
+                         "read the weights into private memory instead of mapping them",
+                         "memory-mapped"};
+
+// ---- text ----
+const OptionSpec kText{"text", "text", "TEXT", "text to speak; - reads standard input", "required"};
+const OptionSpec kBenchText{"text", "text", "TEXT", "text to speak; - reads standard input",
+                            "a fixed English sentence"};
+const OptionSpec kLanguage{"language", "text", "LANG",
+                           "auto, or a name or code (en, zh, ...) that `qwen3tts info` lists",
+                           "auto"};
+const OptionSpec kSpeaker{"speaker", "text", "NAME",
+                          "CustomVoice speaker, required there (`qwen3tts info` lists them)", ""};
+const OptionSpec kBenchSpeaker{"speaker", "text", "NAME", "CustomVoice speaker",
+                               "the model's first speaker"};
+const OptionSpec kInstruct{"instruct", "text", "TEXT",
+                           "style instruction (VoiceDesign, 1.7B CustomVoice); - reads stdin", ""};
+const OptionSpec kTextLayout{"text-layout", "text", "auto|streaming|non-streaming",
+                             "how the text is fed to the talker",
+                             "auto: non-streaming, streaming for Base models"};
+
+// ---- voice cloning ----
+const OptionSpec kVoice{"voice", "voice cloning (Base models)", "FILE.voice",
+                        "a voice made by `qwen3tts voice`", ""};
+const OptionSpec kRefAudio{"ref-audio", "voice cloning (Base models)", "FILE",
+                           "reference audio to clone (WAV, FLAC, Ogg, MP3; any rate)", ""};
+const OptionSpec kVoiceRefAudio{"ref-audio", "voice cloning (Base models)", "FILE",
+                                "reference audio to clone (WAV, FLAC, Ogg, MP3; any rate)",
+                                "required"};
+const OptionSpec kRefText{"ref-text", "voice cloning (Base models)", "TEXT",
+                          "reference transcript (unless --x-vector-only); - reads stdin", ""};
+const OptionSpec kXVectorOnly{"x-vector-only", "voice cloning (Base models)", "",
+                              "clone from the speaker embedding alone (no transcript)",
+                              "in-context"};
+const OptionSpec kMaxSecondsVoice{"max-seconds", "voice cloning (Base models)", "SECONDS",
+                                  "longest reference audio accepted",
+                                  shortest(VoiceCloneOptions().max_seconds)};
+
+// ---- sampling ----
+const OptionSpec kSeed{"seed", "sampling", "N", "sampling seed, 0 ... 18446744073709551615",
+                       "random, printed in the closing line"};
+const OptionSpec kGreedy{"greedy", "sampling", "",
+                         "argmax decoding (official do_sample=False): no sampling", "sampling"};
+const OptionSpec kTemperature{"temperature", "sampling", "T", "talker temperature, > 0",
+                              kFromModel};
+const OptionSpec kTopK{"top-k", "sampling", "K", "talker top-k, >= 0 (0 = off)", kFromModel};
+const OptionSpec kTopP{"top-p", "sampling", "P", "talker top-p, in (0, 1]", kFromModel};
+const OptionSpec kRepetitionPenalty{"repetition-penalty", "sampling", "R",
+                                    "talker repetition penalty, > 0", kFromModel};
+const OptionSpec kSubTemperature{"subtalker-temperature", "sampling", "T",
+                                 "code predictor temperature, > 0", kFromModel};
+const OptionSpec kSubTopK{"subtalker-top-k", "sampling", "K",
+                          "code predictor top-k, >= 0 (0 = off)", kFromModel};
+const OptionSpec kSubTopP{"subtalker-top-p", "sampling", "P", "code predictor top-p, in (0, 1]",
+                          kFromModel};
+const OptionSpec kMaxFrames{"max-frames", "sampling", "N",
+                            "stop after N frames (12.5 frames per second of audio)",
+                            "the model's, generation_config.json max_new_tokens - 1"};
+
+// ---- engine ----
+const OptionSpec kThreads{"threads", "engine", "N",
+                          "worker threads; 0 = all online CPUs (more are capped to them)",
+                          std::to_string(EngineOptions().threads)};
+const OptionSpec kKernels{"kernels", "engine", "fast|reference",
+                          "reference = plain fp32 loops (slow; for verification)", "fast"};
+const OptionSpec kOversubscribe{"oversubscribe", "engine", "",
+                                "allow more --threads than online CPUs", "capped"};
+
+// ---- output ----
+const OptionSpec kOutAudio{"out", "output", "FILE",
+                           "audio file (.wav .flac .ogg .opus .mp3 .pcm .raw .npy); - = stdout",
+                           "required"};
+const OptionSpec kOutCodes{"out", "output", "FILE.npy", "codec frames, int64 [frames, 16]",
+                           "required"};
+const OptionSpec kOutVoice{"out", "output", "FILE.voice", "the voice file to write", "required"};
+const OptionSpec kFormat{"format", "output", "NAME",
+                         "wav, wav-f32, flac, opus, mp3, pcm or npy (agreeing with --out)",
+                         "from the extension of --out (stdout: wav)"};
+const OptionSpec kCodecDecode{"codec-decode", "output", "streaming|official-chunked",
+                              "streaming: exact, audio per frame; official-chunked: Python parity",
+                              "streaming"};
+const OptionSpec kStream{"stream", "output", "",
+                         "flush audio as each frame is decoded (play while generating)", "off"};
+const OptionSpec kQuiet{
+    "quiet", "output", "", "no progress line on the terminal", "progress on a TTY", false, 'q'};
+
+// ---- per command ----
+const OptionSpec kCodesIn{"codes", "input", "FILE.npy", "codec frames, int64 [frames, 16]",
+                          "required"};
+const OptionSpec kAudioIn{"audio", "input", "FILE", "audio to encode (WAV, FLAC, Ogg, MP3)",
+                          "required"};
+const OptionSpec kMaxSecondsEncode{"max-seconds", "input", "SECONDS", "longest audio accepted",
+                                   shortest(kEncodeMaxSeconds)};
+const OptionSpec kFrames{"frames", "benchmark", "N", "frames per run", "32"};
+const OptionSpec kRuns{"runs", "benchmark", "N", "runs (medians are printed)", "3"};
+const OptionSpec kNoCodec{"no-codec", "benchmark", "", "skip the speech (codec) measurements",
+                          "measured"};
+const OptionSpec kInclude{"include",   "download",
+                          "GLOB",      "only files matching GLOB ('*' matches '/'); repeatable",
+                          "all files", true};
+const OptionSpec kPullQuiet{"quiet", "download", "", "no progress output", "progress on stderr",
+                            false,   'q'};
+
+const std::string kSynthesisNotes =
+    "languages: --language takes auto, a language name that `qwen3tts info` lists, or its code\n"
+    "  (en, zh, ja, ko, de, fr, ru, pt, es, it). Dialects (beijing_dialect, sichuan_dialect) are\n"
+    "  not --language values, as in the official code: the speaker that carries one speaks it\n"
+    "  when --language is auto or chinese (`qwen3tts info` shows which speaker).\n"
+    "seeds: without --seed every run draws a random seed and prints it in the closing line;\n"
+    "  --seed N with the same text and options reproduces that run exactly.\n"
+    "progress: on a terminal, runs longer than 2 s show frames, seconds of audio and the\n"
+    "  real-time factor so far on stderr (--quiet: none); elsewhere only the closing line.";
+
+std::vector<const OptionSpec*> synthesis(std::vector<const OptionSpec*> extra, bool bench) {
+    std::vector<const OptionSpec*> o = {&kModel,          &kPretokenizer,
+                                        &kNoMmap,         bench ? &kBenchText : &kText,
+                                        &kLanguage,       bench ? &kBenchSpeaker : &kSpeaker,
+                                        &kInstruct,       &kTextLayout,
+                                        &kVoice,          &kRefAudio,
+                                        &kRefText,        &kXVectorOnly,
+                                        &kSeed,           &kGreedy,
+                                        &kTemperature,    &kTopK,
+                                        &kTopP,           &kRepetitionPenalty,
+                                        &kSubTemperature, &kSubTopK,
+                                        &kSubTopP,        &kMaxFrames,
+                                        &kThreads,        &kKernels,
+                                        &kOversubscribe};
+    o.insert(o.end(), extra.begin(), extra.end());
+    return o;
+}
+
+}  // namespace
+
+const OptionSpec kHelp{"help", "general", "", "show this help and exit", "", false, 'h'};
+
+const std::vector<CommandSpec>& commands() {
+    static const std::vector<CommandSpec> all = {
+        {"speak", "text -> speech (wav, flac, ogg/opus, mp3, pcm, npy)", "", false,
+         synthesis({&kOutAudio, &kFormat, &kCodecDecode, &kStream, &kQuiet}, false), cmd_speak,
+         kSynthesisNotes},
+        {"codes", "text -> codec frames (.npy, int64 [frames, 16])", "", false,
+         synthesis({&kOutCodes, &kQuiet}, false), cmd_codes, kSynthesisNotes},
+        {"decode",
+         "codec frames (.npy) -> speech",
+         "",
+         false,
+         {&kModel, &kCodesIn, &kOutAudio, &kFormat, &kCodecDecode, &kThreads},
+         cmd_decode},
+        {"voice",
+         "reference audio -> a reusable .voice file (Base models)",
+         "",
+         false,
+         {&kModel, &kPretokenizer, &kVoiceRefAudio, &kRefText, &kXVectorOnly, &kMaxSecondsVoice,
+          &kOutVoice, &kQuiet},
+         cmd_voice},
+        {"encode",
+         "audio -> codec frames (.npy)",
+         "",
+         false,
+         {&kModel, &kAudioIn, &kMaxSecondsEncode, &kThreads, &kOutCodes, &kQuiet},
+         cmd_encode},
+        {"info",
+         "a model's variant, size, speakers (with dialects) and languages",
+         "",
+         false,
+         {&kModel, &kPretokenizer},
+         cmd_info},
+        {"bench", "measure load, prefill and per-frame time", "", false,
+         synthesis({&kFrames, &kRuns, &kNoCodec}, true), cmd_bench},
+        {"pull",
+         "download a model from the Hugging Face hub into the cache",
+         "Org/Name[@revision]",
+         true,
+         {&kInclude, &kPullQuiet},
+         cmd_pull,
+         "Downloads the revision (default: main) into the Hugging Face cache and prints the\n"
+         "snapshot directory on stdout.\n"
+         "environment: HF_ENDPOINT, HF_TOKEN, HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE"},
+        {"list",
+         "list the models in the Hugging Face cache",
+         "",
+         false,
+         {},
+         cmd_list,
+         "The cache is $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub."},
+        {"help", "show the commands, or one command's options", "COMMAND", false, {}, cmd_help},
+    };
+    return all;
+}
+
+const CommandSpec* find_command(const std::string& name) {
+    for (const auto& c : commands())
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+}  // namespace qwen3tts::cli
