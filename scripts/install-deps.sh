@@ -9,6 +9,7 @@ packages=(
   libsndfile1-dev libsoxr-dev        # audio formats, resampling
   libcurl4-openssl-dev libssl-dev    # Hugging Face hub downloads, SHA-256
   python3 python3-numpy              # random-weight checkpoints for large-shape tests
+  python3-venv python3-setuptools python3-wheel  # the Python package: offline venv install (ctest python.package)
   sox libsox-fmt-all                 # independent audio reader in tests
   clang-15 libfuzzer-15-dev          # sanitizer build (warning-free under clang too), fuzzers
   clang-format                       # formatting check (unit.clang_format)
