@@ -165,6 +165,9 @@ QWEN3TTS_API int qwen3tts_voice_save(const qwen3tts_voice* voice, const char* pa
 QWEN3TTS_API void qwen3tts_voice_free(qwen3tts_voice* voice);
 /* 1 for an in-context voice (reference codes + transcript), 0 for x-vector only (or NULL). */
 QWEN3TTS_API int qwen3tts_voice_in_context(const qwen3tts_voice* voice);
+/* The transcript of an in-context voice's reference ("" for x-vector only, or NULL voice); the
+ * string belongs to the voice and lives as long as it. */
+QWEN3TTS_API const char* qwen3tts_voice_ref_text(const qwen3tts_voice* voice);
 
 /* ---- Synthesis ------------------------------------------------------------------------------ */
 

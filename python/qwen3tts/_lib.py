@@ -19,6 +19,7 @@ class LoadOptions(ctypes.Structure):
         ("struct_size", ctypes.c_size_t),
         ("pretokenizer", ctypes.c_char_p),
         ("mmap", ctypes.c_int),
+        ("quant", ctypes.c_char_p),
     ]
 
 
@@ -42,6 +43,8 @@ class ModelInfo(ctypes.Structure):
         ("n_codebook", ctypes.c_int),
         ("codebook_size", ctypes.c_int),
         ("sample_rate", ctypes.c_int),
+        ("language_codes", ctypes.POINTER(ctypes.c_char_p)),
+        ("quant", ctypes.c_char_p),
     ]
 
 
@@ -140,6 +143,7 @@ _SIGNATURES = {
     "qwen3tts_voice_save": (_int, [_vp, _str]),
     "qwen3tts_voice_free": (None, [_vp]),
     "qwen3tts_voice_in_context": (_int, [_vp]),
+    "qwen3tts_voice_ref_text": (ctypes.c_char_p, [_vp]),
     "qwen3tts_options_init": (None, [_vp, _p(Options), _size]),
     "qwen3tts_synthesizer_new": (_int, [_vp, _int, _p(_vp)]),
     "qwen3tts_synthesizer_free": (None, [_vp]),

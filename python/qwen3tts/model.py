@@ -208,15 +208,13 @@ class Qwen3TTSModel:
         CustomVoice"; downloaded into the hub cache on first use).
 
         threads: CPU threads per request (0 = all online CPUs). quant: None or "bf16" (the
-        weights as stored; the C API has no quantization option yet). pretokenizer: None =
-        "qwen2", or "mistral_fixed". mmap: map the checkpoint (True) or read it into memory.
+        weights as stored, exact), "q8" or "q4" (quantized at load), or per component
+        "talker=q4,predictor=q8" (docs/quantization.md). pretokenizer: None = "qwen2", or
+        "mistral_fixed". mmap: map the checkpoint (True) or read it into memory.
         The official loader's transformers arguments (device_map, dtype, attn_implementation)
         are accepted and ignored."""
-        if quant not in (None, "bf16"):
-            raise unsupported(
-                "quant=%r: this version of the C API has no quantization option; the weights run "
-                "as stored in the checkpoint (quant=None or 'bf16')" % (quant,)
-            )
+        if quant is not None and not isinstance(quant, str):
+            raise invalid_argument("quant must be None or a string such as 'q8', got %r" % (quant,))
         for key in kwargs:
             if key not in _IGNORED_LOAD_KEYS:
                 raise TypeError("from_pretrained() got an unexpected keyword argument %r" % key)
@@ -231,6 +229,7 @@ class Qwen3TTSModel:
         _lib.lib().qwen3tts_load_options_init(ctypes.byref(options), ctypes.sizeof(options))
         options.pretokenizer = _lib.encode(pretokenizer)
         options.mmap = 1 if mmap else 0
+        options.quant = _lib.encode(quant)
         out = ctypes.c_void_p()
         _lib.check(
             _lib.lib().qwen3tts_model_load(
@@ -486,7 +485,7 @@ class Qwen3TTSModel:
                         model, _lib.encode(path), ctypes.byref(options), ctypes.byref(out)
                     )
                 )
-        return Voice(out.value, ref_text)
+        return Voice(out.value)
 
     # ---- running ------------------------------------------------------------------------------
 

@@ -14,16 +14,17 @@ class Voice:
     Immutable; may be used by any number of threads and calls at once.
 
     Attributes mirroring VoiceClonePromptItem: x_vector_only_mode, icl_mode, ref_text (the
-    transcript given when the voice was made here; None for a loaded voice or an x-vector-only
-    one). The reference codes and the x-vector themselves stay inside the library."""
+    reference's transcript; None for an x-vector-only voice). The reference codes and the
+    x-vector themselves stay inside the library."""
 
-    def __init__(self, ptr, ref_text=None):
+    def __init__(self, ptr):
         # Not for direct use: see create_voice_clone_prompt and load.
         self._handle = Handle(ptr, _lib.lib().qwen3tts_voice_free, "voice")
         with self._handle as p:
             self.icl_mode = bool(_lib.lib().qwen3tts_voice_in_context(p))
+            stored = _lib.lib().qwen3tts_voice_ref_text(p).decode("utf-8")
         self.x_vector_only_mode = not self.icl_mode
-        self.ref_text = ref_text if self.icl_mode else None
+        self.ref_text = stored if self.icl_mode else None
 
     @classmethod
     def load(cls, path):

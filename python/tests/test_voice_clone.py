@@ -99,6 +99,7 @@ class VoiceCloneTest(unittest.TestCase):
         voice.close()
         with qwen3tts.Voice.load(path) as loaded:
             self.assertTrue(loaded.icl_mode)
+            self.assertEqual(loaded.ref_text, FOX)
             wavs, _ = self.model.generate_voice_clone(HELLO, voice_clone_prompt=[loaded], **GEN)
             np.testing.assert_array_equal(wavs[0], self.cli["icl"])
         with self.assertRaisesRegex(qwen3tts.Qwen3TTSError, "this voice is closed"):

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "api/c_api_support.hpp"
+#include "api/voice_impl.hpp"
 
 using qwen3tts::capi::guarded;
 using qwen3tts::capi::require;
@@ -98,6 +99,11 @@ void qwen3tts_voice_free(qwen3tts_voice* voice) {
 
 int qwen3tts_voice_in_context(const qwen3tts_voice* voice) {
     return voice && voice->voice.in_context() ? 1 : 0;
+}
+
+const char* qwen3tts_voice_ref_text(const qwen3tts_voice* voice) {
+    if (!voice || voice->voice.empty()) return "";
+    return voice->voice.impl()->file.voice.ref_text.c_str();
 }
 
 }  // extern "C"

@@ -96,6 +96,8 @@ TEST(CApiVoice, CloneFromAFileMatchesTheOfficialCodes) {
               as_i32(testing::golden("tiny-base", "vc_icl_en__codes").to_i64()));
     const CVoice xvec = clone_file(model.get(), wav, clone_options(false));
     EXPECT_EQ(qwen3tts_voice_in_context(xvec.get()), 0);
+    EXPECT_STREQ(qwen3tts_voice_ref_text(xvec.get()), "");
+    EXPECT_STREQ(qwen3tts_voice_ref_text(nullptr), "");
     EXPECT_EQ(codes_with(synth.get(), xvec.get()),
               as_i32(testing::golden("tiny-base", "vc_xvec_en__codes").to_i64()));
 }
@@ -150,6 +152,7 @@ TEST(CApiVoice, SavedVoiceSynthesisesAsTheOriginal) {
         ASSERT_EQ(qwen3tts_voice_load(path.c_str(), &v), QWEN3TTS_OK) << qwen3tts_last_error();
         const CVoice loaded(v);
         EXPECT_EQ(qwen3tts_voice_in_context(loaded.get()), icl ? 1 : 0);
+        EXPECT_STREQ(qwen3tts_voice_ref_text(loaded.get()), icl ? kFox : "");
         EXPECT_EQ(codes_with(synth.get(), loaded.get()), codes_with(synth.get(), voice.get()));
         // A voice made from samples says so in its file.
         EXPECT_EQ(load_voice_file(path).source, "samples");
