@@ -127,8 +127,9 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     q.format = format;
     q.rows = w.dim(0);
     q.cols = w.dim(1);
-    q.codes.resize(size_t(q.rows) * q.row_code_bytes());
-    q.scales.resize(size_t(q.rows * q.blocks_per_row()));
+    // Smaller than the tensor itself, whose size was checked when it was loaded.
+    q.codes = HugeBuffer<uint8_t>(size_t(q.rows) * q.row_code_bytes());
+    q.scales = HugeBuffer<uint16_t>(size_t(q.rows * q.blocks_per_row()));
     auto body = [&](int64_t r0, int64_t r1) { quantize_rows(w, q, r0, r1); };
     if (pool)
         pool->parallel_for(q.rows, 16, body);

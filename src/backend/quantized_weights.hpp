@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_buffer.hpp"
 #include "core/tensor_view.hpp"
 #include "core/thread_pool.hpp"
 
@@ -30,9 +31,9 @@ constexpr int64_t kQuantBlock = 32;
 struct QuantizedWeights {
     std::string name;  // the checkpoint tensor it was made from
     QuantFormat format = QuantFormat::q8;
-    int64_t rows = 0, cols = 0;    // cols is a multiple of kQuantBlock
-    std::vector<uint8_t> codes;    // rows × row_code_bytes()
-    std::vector<uint16_t> scales;  // f16, rows × blocks_per_row()
+    int64_t rows = 0, cols = 0;   // cols is a multiple of kQuantBlock
+    HugeBuffer<uint8_t> codes;    // rows × row_code_bytes()
+    HugeBuffer<uint16_t> scales;  // f16, rows × blocks_per_row()
 
     int64_t blocks_per_row() const { return cols / kQuantBlock; }
     size_t row_code_bytes() const { return size_t(format == QuantFormat::q8 ? cols : cols / 2); }

@@ -1,0 +1,50 @@
+// Memory for arrays written once at load (quantized weights): uninitialized (no value-
+// initialising pass), and from 2 MiB up aligned to 2 MiB and advised for transparent huge
+// pages, so filling it faults once per 2 MiB rather than every 4 KiB page (zeroing and faulting
+// took most of a quantized load's time).
+// Move-only; elements are trivially copyable types.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace qwen3tts {
+
+namespace detail {
+void* huge_buffer_allocate(size_t bytes);  // Error(internal) "out of memory" when it fails
+struct HugeBufferFree {
+    void operator()(void* p) const noexcept;
+};
+}  // namespace detail
+
+template <typename T>
+class HugeBuffer {
+    static_assert(std::is_trivially_copyable_v<T>, "HugeBuffer holds plain values");
+
+  public:
+    HugeBuffer() = default;
+    explicit HugeBuffer(size_t n)
+        : data_(static_cast<T*>(detail::huge_buffer_allocate(n * sizeof(T)))), size_(n) {}
+
+    HugeBuffer(HugeBuffer&& o) noexcept
+        : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+    HugeBuffer& operator=(HugeBuffer&& o) noexcept {
+        data_ = std::move(o.data_);
+        size_ = std::exchange(o.size_, 0);
+        return *this;
+    }
+
+    T* data() { return data_.get(); }
+    const T* data() const { return data_.get(); }
+    size_t size() const { return size_; }
+    T& operator[](size_t i) { return data_.get()[i]; }
+    const T& operator[](size_t i) const { return data_.get()[i]; }
+
+  private:
+    std::unique_ptr<T, detail::HugeBufferFree> data_;
+    size_t size_ = 0;
+};
+
+}  // namespace qwen3tts
