@@ -53,3 +53,20 @@ class Handle:
 
     def __exit__(self, *exc):
         self.release()
+
+
+class Closable:
+    """For the objects that own a Handle (model, voice): `with` closes them, and so does the
+    garbage collector."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass

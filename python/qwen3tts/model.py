@@ -14,7 +14,7 @@ from typing import List, Tuple
 import numpy as np
 
 from . import _lib, reference_audio
-from ._handle import Handle
+from ._handle import Closable, Handle
 from .errors import invalid_argument, unsupported
 from .stream import AudioStream
 from .voice import Voice
@@ -138,7 +138,7 @@ class _Request:
     voice: Voice = None
 
 
-class Qwen3TTSModel:
+class Qwen3TTSModel(Closable):
     """A loaded Qwen3-TTS checkpoint (CustomVoice, VoiceDesign or Base).
 
     Thread-safe: calls from several threads run at once (each on its own synthesizer). The
@@ -250,18 +250,6 @@ class Qwen3TTSModel:
         """Frees the model (after the calls still running); later calls are an error."""
         self._synths.close()
         self._handle.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may be gone already
-            pass
 
     # ---- what the model supports --------------------------------------------------------------
 

@@ -6,10 +6,10 @@ import ctypes
 import os
 
 from . import _lib
-from ._handle import Handle
+from ._handle import Closable, Handle
 
 
-class Voice:
+class Voice(Closable):
     """Made by Qwen3TTSModel.create_voice_clone_prompt (one per reference) or Voice.load.
     Immutable; may be used by any number of threads and calls at once.
 
@@ -41,18 +41,6 @@ class Voice:
     def close(self):
         """Frees the voice now (after calls using it have finished); later use is an error."""
         self._handle.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self._handle.close()
-        except Exception:  # interpreter shutdown: the library may be gone already
-            pass
 
     def __repr__(self):
         mode = "in-context" if self.icl_mode else "x-vector only"

@@ -3,21 +3,17 @@
 #include <cctype>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace qwen3tts {
 namespace {
-
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 const char* const k_known_names = "wav, wav-f32, pcm, flac, opus, mp3, npy";
 
 }  // namespace
 
 AudioFormat audio_format_from_name(const std::string& name) {
-    const std::string n = lower(name);
+    const std::string n = ascii_lower(name);
     if (n == "wav") return AudioFormat::wav_pcm16;
     if (n == "wav-f32") return AudioFormat::wav_f32;
     if (n == "pcm" || n == "raw") return AudioFormat::raw_pcm16;
@@ -42,7 +38,7 @@ AudioFormat audio_format_from_path(const std::string& path) {
                     path +
                         ": output file has no extension to tell its audio format from "
                         "(use .wav .pcm .raw .flac .ogg .opus .mp3 .npy, or name the format)");
-    const std::string ext = lower(path.substr(dot));
+    const std::string ext = ascii_lower(path.substr(dot));
     if (ext == ".wav") return AudioFormat::wav_pcm16;
     if (ext == ".pcm" || ext == ".raw") return AudioFormat::raw_pcm16;
     if (ext == ".flac") return AudioFormat::flac;

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
+#include "core/strings.hpp"
 
 namespace qwen3tts {
 
@@ -54,11 +55,6 @@ void read_transformer(const JsonFields& f, TransformerConfig& c) {
         f.fail("head_dim", "must be even for RoPE, got " + std::to_string(c.head_dim));
 }
 
-std::string lower(std::string s) {
-    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 // An id that indexes a table of `size` rows named by `size_field`.
 int read_id(const JsonFields& f, const std::string& key, int size, const std::string& size_field) {
     const int id = f.get_int(key, 0, kIntMax);
@@ -81,7 +77,7 @@ std::map<std::string, int> read_id_map(const JsonFields& f, const std::string& k
         if (id >= size)
             m.fail(kv.key(), std::to_string(id) + " is outside [0, " + std::to_string(size) +
                                  ") (" + size_field + ")");
-        out[lower(kv.key())] = id;
+        out[ascii_lower(kv.key())] = id;
     }
     return out;
 }
@@ -189,8 +185,8 @@ ModelConfig load_model_config(const std::string& dir) {
         for (const auto& kv : d.raw().items()) {
             if (!kv.value().is_string() && !kv.value().is_boolean())
                 d.fail(kv.key(), "expected a dialect name or false, got " + kv.value().dump());
-            t.spk_dialect[lower(kv.key())] =
-                kv.value().is_string() ? lower(kv.value().get<std::string>()) : "";
+            t.spk_dialect[ascii_lower(kv.key())] =
+                kv.value().is_string() ? ascii_lower(kv.value().get<std::string>()) : "";
         }
     }
     // diverges: the official talker rotates with M-RoPE (3 position streams, one per

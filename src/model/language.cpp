@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace qwen3tts {
 
@@ -15,17 +16,6 @@ const std::pair<const char*, const char*> kCodes[] = {
     {"german", "de"},  {"french", "fr"},  {"russian", "ru"},  {"portuguese", "pt"},
     {"spanish", "es"}, {"italian", "it"},
 };
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-std::string join(const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
 
 }  // namespace
 
@@ -54,7 +44,7 @@ std::string resolve_language(const ModelConfig& cfg, const std::string& requeste
     if (requested.find_first_not_of(" \t") == std::string::npos)
         throw Error(ErrorCode::invalid_argument,
                     "the language is empty; give one of: " + supported(langs));
-    const std::string key = lower(requested);
+    const std::string key = ascii_lower(requested);
     if (std::find(langs.begin(), langs.end(), key) != langs.end()) return key;
     for (const auto& [name, code] : kCodes)
         if (key == code && std::find(langs.begin(), langs.end(), name) != langs.end()) return name;

@@ -4,23 +4,13 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/strings.hpp"
 #include "model/language.hpp"
 #include "text/unicode.hpp"
 
 namespace qwen3tts {
 
 namespace {
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-std::string join(const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
 
 bool blank(const std::string& s) {
     return s.find_first_not_of(" \t\r\n") == std::string::npos;
@@ -71,7 +61,7 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, con
     check_utf8(req.instruct, "the instruction");
     if (req.voice) check_utf8(req.voice->ref_text, "the reference transcript");
     const std::string language = resolve_language(cfg, req.language);
-    const std::string speaker = lower(req.speaker);
+    const std::string speaker = ascii_lower(req.speaker);
     if (!speaker.empty()) {
         if (cfg.type != ModelType::custom_voice)
             throw Error(ErrorCode::invalid_argument,

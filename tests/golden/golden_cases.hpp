@@ -111,6 +111,27 @@ inline PromptRequest request(const GoldenCase& c, const VoiceClonePrompt* voice)
     return req;
 }
 
+// The talker over a whole prompt at once (the prefill): final hidden states [L, H] and
+// codec_head logits [L, vocab] at every position.
+struct Prefill {
+    std::vector<float> hidden, logits;
+};
+inline Prefill run_prefill(const TtsModel& model, const backend::ExecContext& ctx,
+                           const Prompt& p) {
+    const Talker& talker = model.talker();
+    const int64_t L = p.length;
+    KvCache cache = talker.stack().make_cache(L);
+    DecoderScratch scratch;
+    scratch.reserve(talker.stack().shape(), L);
+    Prefill out;
+    out.hidden.resize(size_t(L * p.hidden));
+    out.logits.resize(size_t(L * model.config().talker.vocab_size));
+    std::vector<float> x(p.embeds);
+    talker.stack().forward(ctx, x.data(), L, cache, scratch, out.hidden.data());
+    talker.logits(ctx, out.hidden.data(), L, out.logits.data());
+    return out;
+}
+
 inline void PrintTo(const GoldenCase& c, std::ostream* os) {
     *os << c.variant << "/" << c.tag;
 }

@@ -23,14 +23,8 @@ struct Agreement {
 Agreement prefill_agreement(const std::shared_ptr<const TtsModel>& model, const GoldenCase& c) {
     Session session(model, SessionOptions{2});
     const Prompt p = session.build_prompt(request(c, nullptr));
-    const Talker& talker = model->talker();
-    const int64_t H = p.hidden, L = p.length, V = model->config().talker.vocab_size;
-    KvCache cache = talker.stack().make_cache(L);
-    DecoderScratch scratch;
-    scratch.reserve(talker.stack().shape(), L);
-    std::vector<float> x(p.embeds), hidden(size_t(L * H)), logits(size_t(L * V));
-    talker.stack().forward(session.exec(), x.data(), L, cache, scratch, hidden.data());
-    talker.logits(session.exec(), hidden.data(), L, logits.data());
+    const int64_t L = p.length, V = model->config().talker.vocab_size;
+    const std::vector<float> logits = run_prefill(*model, session.exec(), p).logits;
     const auto ref = testing::golden(c.variant, c.tag + "__prefill_logits").to_f32();
     EXPECT_EQ(ref.size(), logits.size());
     Agreement a;

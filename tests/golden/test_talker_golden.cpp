@@ -50,15 +50,9 @@ void run_case(const GoldenCase& c, backend::KernelSet kernels) {
                  golden(c.variant, g + "trailing_text_hidden"), "trailing text hidden");
 
     // Prefill logits at every position and the last hidden state.
-    const Talker& talker = model->talker();
-    const int64_t H = p.hidden, L = p.length, V = model->config().talker.vocab_size;
+    const int64_t H = p.hidden;
     {
-        KvCache cache = talker.stack().make_cache(L);
-        DecoderScratch scratch;
-        scratch.reserve(talker.stack().shape(), L);
-        std::vector<float> x(p.embeds), hidden(size_t(L * H)), logits(size_t(L * V));
-        talker.stack().forward(session.exec(), x.data(), L, cache, scratch, hidden.data());
-        talker.logits(session.exec(), hidden.data(), L, logits.data());
+        const auto [hidden, logits] = run_prefill(*model, session.exec(), p);
         expect_close(logits, golden(c.variant, g + "prefill_logits"), "prefill logits");
         expect_close(std::vector<float>(hidden.end() - H, hidden.end()),
                      golden(c.variant, g + "prefill_last_hidden"), "prefill last hidden");
