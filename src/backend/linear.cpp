@@ -17,15 +17,29 @@ void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView&
         linear_cpu(ctx.pool, x, n, w, bias, y);
 }
 
-void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
-            const float* bias, float* y) {
-    // Reused per thread: a linear never runs inside another on the same thread.
+namespace {
+
+// x quantized per block for the integer kernels, in a buffer reused per thread (a linear never
+// runs inside another on the same thread): no allocation once it has grown.
+const QuantizedActivations& quantized_input(const float* x, int64_t n, int64_t cols) {
     thread_local QuantizedActivations xq;
-    xq.quantize(x, n, w.cols);
+    xq.quantize(x, n, cols);
+    return xq;
+}
+
+void linear_quantized(const ExecContext& ctx, const QuantizedActivations& xq,
+                      const QuantizedWeights& w, const float* bias, float* y) {
     if (ctx.kernels == KernelSet::reference)
         linear_quant_reference(xq, w, bias, y);
     else
         linear_quant_cpu(ctx.pool, xq, w, bias, y);
+}
+
+}  // namespace
+
+void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
+            const float* bias, float* y) {
+    linear_quantized(ctx, quantized_input(x, n, w.cols), w, bias, y);
 }
 
 void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
@@ -54,6 +68,14 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Linea
         const TensorView* views[4];
         for (int j = 0; j < count; ++j) views[j] = &ws[j]->view();
         linear_group(ctx, x, n, views, ys, count);
+        return;
+    }
+    bool all_quantized = true;
+    for (int j = 0; j < count; ++j) all_quantized = all_quantized && ws[j]->quantized();
+    if (all_quantized) {  // the shared input quantized once
+        const QuantizedActivations& xq = quantized_input(x, n, ws[0]->cols());
+        for (int j = 0; j < count; ++j)
+            linear_quantized(ctx, xq, *ws[j]->quantized(), nullptr, ys[j]);
         return;
     }
     for (int j = 0; j < count; ++j) linear(ctx, x, n, *ws[j], nullptr, ys[j]);

@@ -271,6 +271,37 @@ TEST(QuantLinearAccuracy, ErrorAgainstTheFloatLinearIsTheQuantizationError) {
     }
 }
 
+// A group of quantized layers sharing one input (q/k/v, gate/up): the input is quantized once,
+// and each output equals the layer's own linear bit for bit.
+TEST(QuantLinearGroup, EqualsSeparateLinears) {
+    std::mt19937 rng(8);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t n = 3, in = 128, outs[3] = {64, 32, 96};
+    std::vector<std::vector<uint16_t>> storage;
+    std::vector<backend::LinearWeights> layers;
+    for (int64_t out : outs) {
+        storage.push_back(random_bf16(rng, out * in, 0.1f));
+        layers.emplace_back(TensorView{"w", DType::bf16, {out, in}, storage.back().data()},
+                            QuantFormat::q4, nullptr);
+    }
+    std::vector<float> x(static_cast<size_t>(n * in));
+    for (auto& v : x) v = dist(rng);
+    ThreadPool pool(2);
+    const backend::ExecContext ctx{backend::KernelSet::fast, &pool};
+    std::vector<std::vector<float>> group(3), separate(3);
+    const backend::LinearWeights* ws[3];
+    float* ys[3];
+    for (int j = 0; j < 3; ++j) {
+        group[size_t(j)].resize(size_t(n * outs[j]));
+        separate[size_t(j)].resize(size_t(n * outs[j]));
+        ws[j] = &layers[size_t(j)];
+        ys[j] = group[size_t(j)].data();
+        backend::linear(ctx, x.data(), n, layers[size_t(j)], nullptr, separate[size_t(j)].data());
+    }
+    backend::linear_group(ctx, x.data(), n, ws, ys, 3);
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(group[size_t(j)], separate[size_t(j)]) << j;
+}
+
 TEST(QuantLinearAccuracy, NonFiniteInputGivesNaNNotAFiniteGuess) {
     std::mt19937 rng(3);
     const auto w = random_bf16(rng, 4 * 64, 0.1f);

@@ -1,15 +1,7 @@
 #include "backend/cpu/linear_cpu.hpp"
 
-#include <immintrin.h>
-
-// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized inside their own inline functions
-// (_mm512_undefined_* placeholders); the warning is about the header, not this code (clang has
-// no such warning).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/simd_targets.hpp"
 #include "backend/reference/linear_ref.hpp"
 #include "core/error.hpp"
 
@@ -22,8 +14,6 @@ using cpu::Isa;
 constexpr int kRowBlock = 4;
 
 // ---- AVX-512: 16 weights per step ----------------------------------------------------------
-
-#define QWEN3TTS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma")))
 
 struct Avx512Bf16 {
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
@@ -87,8 +77,6 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
 
 // ---- AVX2: 8 weights per step --------------------------------------------------------------
 
-#define QWEN3TTS_AVX2 __attribute__((target("avx2,fma,f16c")))
-
 struct Avx2Bf16 {
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         const __m128i h =
@@ -107,13 +95,6 @@ struct Avx2F32 {
         return _mm256_loadu_ps(static_cast<const float*>(p) + k);
     }
 };
-
-QWEN3TTS_AVX2 inline float hsum256(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 template <typename Load>
 QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,

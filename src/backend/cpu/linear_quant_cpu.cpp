@@ -1,17 +1,9 @@
 #include "backend/cpu/linear_quant_cpu.hpp"
 
-#include <immintrin.h>
-
 #include <algorithm>
 
-// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized inside their own inline functions
-// (_mm512_reduce_add_ps's _mm256_undefined_pd placeholder; see linear_cpu.cpp).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 #include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/simd_targets.hpp"
 #include "backend/reference/linear_quant_ref.hpp"
 #include "core/error.hpp"
 
@@ -44,12 +36,9 @@ struct RowPair {
 
 // ---- AVX-512 VNNI ----------------------------------------------------------------------------
 
-#define QWEN3TTS_VNNI \
-    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,f16c,fma")))
-
 // The 64 codes of block pair p as bytes in weight order.
 template <QuantFormat F>
-QWEN3TTS_VNNI inline __m512i codes64(const uint8_t* codes, int64_t p) {
+QWEN3TTS_AVX512_VNNI inline __m512i codes64(const uint8_t* codes, int64_t p) {
     if constexpr (F == QuantFormat::q8) {
         return _mm512_loadu_si512(codes + p * 64);
     } else {
@@ -63,7 +52,7 @@ QWEN3TTS_VNNI inline __m512i codes64(const uint8_t* codes, int64_t p) {
 
 // The 32 codes of an odd last block (codes points at the block) as bytes in weight order.
 template <QuantFormat F>
-QWEN3TTS_VNNI inline __m256i codes32(const uint8_t* codes) {
+QWEN3TTS_AVX512_VNNI inline __m256i codes32(const uint8_t* codes) {
     if constexpr (F == QuantFormat::q8) {
         return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes));
     } else {
@@ -76,7 +65,7 @@ QWEN3TTS_VNNI inline __m256i codes32(const uint8_t* codes) {
 
 // Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load.
 template <QuantFormat F>
-QWEN3TTS_VNNI float dot_vnni(const RowPair& rp, int offset) {
+QWEN3TTS_AVX512_VNNI float dot_vnni(const RowPair& rp, int offset) {
     // Lanes 0-7 of a vpdpbusd result sum the pair's first block, lanes 8-15 its second.
     const __m512i pair_lanes = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 acc = _mm512_setzero_ps(), corr = _mm512_setzero_ps();
@@ -108,15 +97,6 @@ QWEN3TTS_VNNI float dot_vnni(const RowPair& rp, int offset) {
 }
 
 // ---- AVX2 ------------------------------------------------------------------------------------
-
-#define QWEN3TTS_AVX2 __attribute__((target("avx2,fma,f16c")))
-
-QWEN3TTS_AVX2 inline float hsum8(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 // Σ code·q of one block as 8 int32 lanes. vpmaddubsw saturates pairs at 16 bits: q4 codes
 // (≤ 15) are safe as they are; q8 codes are turned back into signed values and multiplied as
@@ -165,7 +145,7 @@ QWEN3TTS_AVX2 float dot_avx2(const RowPair& rp, int offset) {
             if constexpr (F == QuantFormat::q4) corr += ws * rp.xsum[b + h];
         }
     }
-    return hsum8(acc) - float(F == QuantFormat::q4 ? offset : 0) * corr;
+    return hsum256(acc) - float(F == QuantFormat::q4 ? offset : 0) * corr;
 }
 
 // ---- Dispatch --------------------------------------------------------------------------------

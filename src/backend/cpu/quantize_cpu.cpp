@@ -1,22 +1,11 @@
 #include "backend/cpu/quantize_cpu.hpp"
 
-#include <immintrin.h>
-
-// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized inside their own inline functions
-// (see linear_cpu.cpp).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 #include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/simd_targets.hpp"
 
 namespace qwen3tts::backend {
 
 namespace {
-
-#define QWEN3TTS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c,fma")))
-#define QWEN3TTS_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 // 16 weights from element k of a row, widened to f32.
 QWEN3TTS_AVX512 inline __m512 load16(const void* row, DType t, int64_t k) {
