@@ -16,6 +16,7 @@ enum class ErrorCode {
     model = 4,             // the checkpoint misses tensors or has wrong shapes/dtypes
     unsupported = 5,       // a valid request this build cannot serve
     internal = 6,          // a broken invariant (a bug)
+    busy = 7,              // too many requests are waiting: try again later (HTTP 429)
 };
 
 // Exported with its type information, so that an Error thrown inside libqwen3tts.so is caught

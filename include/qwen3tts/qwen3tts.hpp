@@ -221,6 +221,91 @@ class QWEN3TTS_API Synthesizer {
     std::unique_ptr<Impl> impl_;
 };
 
+// ---- Many requests at once ----------------------------------------------------------------
+// A Scheduler runs every request submitted to it together on one model: each frame step
+// computes the next frame of all running requests as one batch (the weights are read once for
+// all), requests join and leave at any frame, and a request's codes and audio are exactly the
+// ones a Synthesizer gives for it alone (same seed, same options), whatever runs beside it.
+// Thread-safe: submit, cancel and push text from any thread. The callbacks run on the
+// scheduler's own thread between steps: keep them quick.
+
+struct SchedulerOptions {
+    int max_batch = 8;   // requests generating at once (each holds its own KV cache)
+    int max_queue = 64;  // requests waiting beyond those; one more is Error(ErrorCode::busy)
+    EngineOptions engine;
+};
+
+struct RequestResult {
+    enum class Status { completed, cancelled, failed };
+    Status status = Status::completed;
+    ErrorCode error_code = ErrorCode::internal;  // when failed
+    std::string error;                           // when failed: what went wrong
+    // generation (frames, seed, ...) and, when audio was asked for, codec time, samples and
+    // the time to first audio counted from submit (waiting in the queue included).
+    SpeechReport report;
+};
+
+struct RequestCallbacks {
+    // Each frame [n_codebook] as soon as it exists; return false to stop the request.
+    std::function<bool(const int32_t* frame)> on_frame;
+    // Set: the frames are decoded to 24 kHz audio as they come; return false to stop.
+    std::function<bool(const float* samples, size_t n)> on_audio;
+    // Exactly once, when the request has ended (also when cancelled or failed).
+    std::function<void(const RequestResult& result)> on_done;
+};
+
+// A handle of a submitted request; copies share it.
+class QWEN3TTS_API SpeechRequest {
+  public:
+    SpeechRequest() = default;
+    uint64_t id() const;
+    // Ends the request within one frame (on_done gets Status::cancelled); its memory is freed.
+    void cancel();
+    // Requests submitted with submit_incremental: more text, and the end of the text.
+    void push_text(const std::string& text);
+    void finish_text();
+    // Blocks until on_done has returned.
+    RequestResult wait();
+    bool done() const;
+
+    struct QWEN3TTS_LOCAL Impl;
+
+  private:
+    friend class Scheduler;
+    std::shared_ptr<Impl> impl_;
+};
+
+class QWEN3TTS_API Scheduler {
+  public:
+    explicit Scheduler(const Model& model, const SchedulerOptions& options = {});
+    // Cancels what has not ended (each on_done runs) and stops the scheduler's thread.
+    ~Scheduler();
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    // Queues a request. Bad options are an Error here, before anything runs; errors while it
+    // runs end that request only (RequestResult::error).
+    SpeechRequest submit(const std::string& text, const SynthesisOptions& options,
+                         RequestCallbacks callbacks = {});
+    // Streaming text input: `text` is the beginning (may be empty), more comes with
+    // SpeechRequest::push_text until finish_text. The text is laid out as the official
+    // streaming layout ("auto" means "streaming" here), and the codes equal those of submit()
+    // with the whole text and text_layout "streaming", however the text was cut into pieces.
+    SpeechRequest submit_incremental(const std::string& text, const SynthesisOptions& options,
+                                     RequestCallbacks callbacks = {});
+
+    struct Load {
+        int64_t active = 0;  // generating
+        int64_t queued = 0;  // waiting for a place
+        int64_t frames = 0;  // frames generated since the scheduler started
+    };
+    Load load() const;
+
+  private:
+    struct QWEN3TTS_LOCAL Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 // Writes audio as it is produced to a file, or to stdout for path "-". format "" takes it from
 // the extension (.wav .flac .ogg/.opus .mp3 .pcm/.raw .npy; stdout: WAV), otherwise a name:
 // "wav", "wav-f32", "flac", "opus", "mp3", "pcm", "npy". A file is written under a temporary

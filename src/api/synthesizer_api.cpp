@@ -4,10 +4,9 @@
 
 #include "api/model_impl.hpp"
 #include "api/option_parsing.hpp"
+#include "api/request_building.hpp"
 #include "api/voice_impl.hpp"
 #include "core/error.hpp"
-#include "core/log.hpp"
-#include "core/rng.hpp"
 #include "runtime/session.hpp"
 #include "runtime/speech.hpp"
 
@@ -24,48 +23,11 @@ struct Synthesizer::Impl {
     }
 
     Prompt prompt(const std::string& text, const SynthesisOptions& o) const {
-        PromptRequest req;
-        req.text = text;
-        req.language = o.language;
-        req.speaker = o.speaker;
-        req.instruct = o.instruct;
-        req.layout = parse_text_layout(o.text_layout);
-        if (!o.voice.empty()) {
-            const Voice::Impl& v = *o.voice.impl();
-            check_voice_fits(v.file, model->model->config(), model->codec_config().codebook_size,
-                             v.path.empty() ? std::string("voice") : v.path);
-            req.voice = &v.file.voice;
-        }
-        return session.build_prompt(req);
+        return session.build_prompt(prompt_request(*model, text, o));
     }
 
     static const VoiceClonePrompt* voice_of(const SynthesisOptions& o) {
         return o.voice.empty() ? nullptr : &o.voice.impl()->file.voice;
-    }
-
-    GenerationParams params(const SynthesisOptions& o) const {
-        auto to_params = [](const SamplingOptions& s) {
-            return SamplingParams{s.do_sample, s.temperature, s.top_k, s.top_p,
-                                  s.repetition_penalty};
-        };
-        GenerationParams p;
-        p.talker = to_params(o.talker);
-        p.predictor = to_params(o.predictor);
-        p.predictor.repetition_penalty = 1.0f;  // the official code has none for codebooks 1-15
-        if (o.max_frames < 0)
-            throw Error(ErrorCode::invalid_argument,
-                        "max frames must be positive, got " + std::to_string(o.max_frames));
-        // Generation ends at the talker's context anyway; bounding the request by it keeps
-        // max_frames + 1 from overflowing for "unlimited" values such as INT_MAX.
-        const int context = model->model->config().talker.max_position_embeddings;
-        if (o.max_frames >= context)
-            log_info("max frames " + std::to_string(o.max_frames) +
-                     " exceeds the model's context (" + std::to_string(context) +
-                     " positions, prompt included); generation stops at its end");
-        p.max_new_tokens = o.max_frames > 0 ? std::min(o.max_frames, context) + 1
-                                            : model->model->config().generation.max_new_tokens;
-        p.seed = o.seed ? *o.seed : random_seed();
-        return p;
     }
 };
 
@@ -89,18 +51,6 @@ class BusyGuard {
     std::atomic<bool>& busy_;
 };
 
-GenerationReport to_report(const GenerationStats& s, uint64_t seed) {
-    GenerationReport r;
-    r.seed = seed;
-    r.prompt_positions = s.prompt_positions;
-    r.frames = s.frames;
-    r.stopped_at_eos = s.stopped_at_eos;
-    r.prefill_ms = s.prefill_ms;
-    r.talker_ms = s.talker_ms;
-    r.predictor_ms = s.predictor_ms;
-    return r;
-}
-
 }  // namespace
 
 Synthesizer::Synthesizer(const Model& model, const EngineOptions& options) {
@@ -122,12 +72,12 @@ std::vector<int32_t> Synthesizer::generate_codes(
     const std::function<bool(const int32_t* frame)>& on_frame, GenerationReport* report) {
     const BusyGuard busy(Impl::busy_flag(impl_));
     const Prompt prompt = impl_->prompt(text, options);
-    const GenerationParams params = impl_->params(options);
+    const GenerationParams params = generation_params(*impl_->model, options);
     GenerationHooks hooks;
     if (on_frame) hooks.on_frame = [&](int64_t, const int32_t* codes) { return on_frame(codes); };
     GenerationStats stats;
     auto codes = impl_->session.generate(prompt, params, hooks, &stats);
-    if (report) *report = to_report(stats, params.seed);
+    if (report) *report = generation_report(stats, params.seed);
     return codes;
 }
 
@@ -137,7 +87,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
     const BusyGuard busy(Impl::busy_flag(impl_));
     const CodecDecodeMode mode = parse_codec_decode(options.codec_decode);
     const Prompt prompt = impl_->prompt(text, options);
-    const GenerationParams params = impl_->params(options);
+    const GenerationParams params = generation_params(*impl_->model, options);
     const CodecDecoder& codec = impl_->model->codec();
     std::vector<float> all;
     AudioCallback sink = on_audio;
@@ -149,7 +99,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
     const SpeechStats st = synthesize_speech(impl_->session, codec, prompt, params,
                                              Impl::voice_of(options), mode, sink);
     if (report) {
-        report->generation = to_report(st.generation, params.seed);
+        report->generation = generation_report(st.generation, params.seed);
         report->codec_ms = st.codec_ms;
         report->first_audio_ms = st.first_audio_ms;
         report->total_ms = st.total_ms;

@@ -31,45 +31,73 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
     }
 }
 
-CodePredictor::State CodePredictor::make_state() const {
-    State s;
-    s.cache = stack_.make_cache(n_codebooks_);
-    s.scratch.reserve(stack_.shape(), 2);
-    s.input.resize(size_t(talker_hidden_));
-    s.residual.resize(size_t(2 * hidden_));
-    s.hidden.resize(size_t(2 * hidden_));
-    s.logits.resize(size_t(vocab_));
-    return s;
+KvCache CodePredictor::make_cache() const {
+    return stack_.make_cache(n_codebooks_);
 }
 
-void CodePredictor::project(const backend::ExecContext& ctx, const float* in, float* out) const {
+void CodePredictor::reserve(Scratch& sc, int64_t streams) const {
+    if (streams <= sc.streams) return;
+    sc.streams = streams;
+    const auto n = size_t(streams);
+    sc.stack.reserve(stack_.shape(), 2 * streams);
+    sc.input.resize(2 * n * size_t(talker_hidden_));
+    sc.residual.resize(2 * n * size_t(hidden_));
+    sc.hidden.resize(2 * n * size_t(hidden_));
+    sc.logits.resize(n * size_t(vocab_));
+}
+
+void CodePredictor::project(const backend::ExecContext& ctx, const float* in, int64_t n,
+                            float* out) const {
     if (projection_)
-        backend::linear(ctx, in, 1, *projection_, projection_bias_.data(), out);
+        backend::linear(ctx, in, n, *projection_, projection_bias_.data(), out);
     else
-        std::memcpy(out, in, size_t(hidden_) * sizeof(float));
+        std::memcpy(out, in, size_t(n * hidden_) * sizeof(float));
 }
 
 void CodePredictor::predict(const backend::ExecContext& ctx, const float* past_hidden,
-                            int32_t* codes, State& st, const Chooser& choose) const {
-    st.cache.reset();  // positions restart at 0 every frame
-    // Prefill [P(past_hidden), P(C(c0))] at positions 0, 1.
-    project(ctx, past_hidden, st.residual.data());
-    std::fill(st.input.begin(), st.input.end(), 0.0f);
-    backend::embedding_add_row(*talker_codec_embedding_, codes[0], st.input.data());
-    project(ctx, st.input.data(), st.residual.data() + hidden_);
-    stack_.forward(ctx, st.residual.data(), 2, st.cache, st.scratch, st.hidden.data());
-    const float* last = st.hidden.data() + hidden_;
+                            int64_t streams, int32_t* codes, KvCache* const* caches, Scratch& sc,
+                            const Chooser& choose) const {
+    QWEN3TTS_ASSERT(streams <= sc.streams);
+    const int64_t B = streams, H = talker_hidden_, h = hidden_, ncb = n_codebooks_;
+    // Segments of the stack's batched forward: [P(past_hidden), P(C(c0))] per stream at
+    // positions 0, 1 (caches restart every frame), then one row per stream.
+    thread_local std::vector<DecoderStack::Segment> segments;
+    segments.resize(size_t(B));
+    for (int64_t s = 0; s < B; ++s) {
+        caches[s]->reset();
+        segments[size_t(s)] = {caches[s], 2};
+    }
+    // Prefill input rows, stream-major: past hidden, then the codebook-0 embedding.
+    std::fill(sc.input.begin(), sc.input.begin() + 2 * B * H, 0.0f);
+    for (int64_t s = 0; s < B; ++s) {
+        std::memcpy(sc.input.data() + 2 * s * H, past_hidden + s * H, size_t(H) * sizeof(float));
+        backend::embedding_add_row(*talker_codec_embedding_, codes[s * ncb],
+                                   sc.input.data() + (2 * s + 1) * H);
+    }
+    project(ctx, sc.input.data(), 2 * B, sc.residual.data());
+    stack_.forward(ctx, sc.residual.data(), segments.data(), int(B), sc.stack, sc.hidden.data());
+    // The last row of each stream's prefill continues; gather them to rows 0..B-1.
+    for (int64_t s = 0; s < B; ++s)
+        std::memmove(sc.hidden.data() + s * h, sc.hidden.data() + (2 * s + 1) * h,
+                     size_t(h) * sizeof(float));
+    for (auto& seg : segments) seg.n = 1;
     for (int g = 1; g < n_codebooks_; ++g) {
-        backend::linear(ctx, last, 1, *heads_[size_t(g - 1)], nullptr, st.logits.data());
-        codes[g] = choose(g, st.logits.data());
-        if (codes[g] < 0 || codes[g] >= vocab_)
-            throw Error(ErrorCode::internal, "code predictor chose an invalid code");
+        backend::linear(ctx, sc.hidden.data(), B, *heads_[size_t(g - 1)], nullptr,
+                        sc.logits.data());
+        for (int64_t s = 0; s < B; ++s) {
+            int32_t& code = codes[s * ncb + g];
+            code = choose(s, g, sc.logits.data() + s * vocab_);
+            if (code < 0 || code >= vocab_)
+                throw Error(ErrorCode::internal, "code predictor chose an invalid code");
+        }
         if (g + 1 == n_codebooks_) break;  // the last code is never fed back
-        std::fill(st.input.begin(), st.input.end(), 0.0f);
-        backend::embedding_add_row(*embeddings_[size_t(g - 1)], codes[g], st.input.data());
-        project(ctx, st.input.data(), st.residual.data());
-        stack_.forward(ctx, st.residual.data(), 1, st.cache, st.scratch, st.hidden.data());
-        last = st.hidden.data();
+        std::fill(sc.input.begin(), sc.input.begin() + B * H, 0.0f);
+        for (int64_t s = 0; s < B; ++s)
+            backend::embedding_add_row(*embeddings_[size_t(g - 1)], codes[s * ncb + g],
+                                       sc.input.data() + s * H);
+        project(ctx, sc.input.data(), B, sc.residual.data());
+        stack_.forward(ctx, sc.residual.data(), segments.data(), int(B), sc.stack,
+                       sc.hidden.data());
     }
 }
 

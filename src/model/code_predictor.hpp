@@ -1,6 +1,6 @@
 // The code predictor ("sub-talker"): a small Qwen3 decoder that, for each frame, predicts
 // codebooks 1..15 autoregressively from the talker's final hidden state and codebook 0
-// (spec talker.md §5.4). Immutable; per-frame mutable state lives in CodePredictor::State.
+// (spec talker.md §5.4). Immutable; per-stream caches and scratch buffers belong to the caller.
 #pragma once
 
 #include <functional>
@@ -14,9 +14,10 @@ namespace qwen3tts {
 
 class CodePredictor {
   public:
-    struct State {
-        KvCache cache;
-        DecoderScratch scratch;
+    // Buffers for predicting the frames of up to `streams` streams at once.
+    struct Scratch {
+        int64_t streams = 0;
+        DecoderScratch stack;
         std::vector<float> input, residual, hidden, logits;
     };
 
@@ -29,18 +30,25 @@ class CodePredictor {
     int vocab_size() const { return vocab_; }         // 2048
     // Table of codebook g (1..15), talker width.
     const TensorView& codec_embedding(int g) const { return *embeddings_[size_t(g - 1)]; }
+    const DecoderStack& stack() const { return stack_; }
 
-    State make_state() const;
+    // A stream's cache: the positions of one frame (it restarts every frame).
+    KvCache make_cache() const;
+    void reserve(Scratch& scratch, int64_t streams) const;
 
-    // choose(g, logits[vocab]) picks codebook g's code from its raw logits (it may modify
-    // them). Fills codes[1..n_codebooks-1]; codes[0] and past_hidden[H] are inputs.
-    using Chooser = std::function<int32_t(int g, float* logits)>;
-    void predict(const backend::ExecContext& ctx, const float* past_hidden, int32_t* codes,
-                 State& state, const Chooser& choose) const;
+    // choose(s, g, logits[vocab]) picks codebook g's code of stream s from its raw logits (it
+    // may modify them). For `streams` streams at once, each with its own cache: codes[s·16 ..]
+    // get codebooks 1..n_codebooks-1; codes[s·16] (codebook 0) and past_hidden[s·H] (talker
+    // width) are inputs. The weights are read once per step for all streams, and each stream's
+    // codes are the ones predicting it alone gives.
+    using Chooser = std::function<int32_t(int64_t stream, int g, float* logits)>;
+    void predict(const backend::ExecContext& ctx, const float* past_hidden, int64_t streams,
+                 int32_t* codes, KvCache* const* caches, Scratch& scratch,
+                 const Chooser& choose) const;
 
   private:
-    // input[H] (talker width) → state.input row `row` (predictor width).
-    void project(const backend::ExecContext& ctx, const float* in, float* out) const;
+    // in[n, talker width] → out[n, predictor width].
+    void project(const backend::ExecContext& ctx, const float* in, int64_t n, float* out) const;
 
     int n_codebooks_ = 0, vocab_ = 0;
     int64_t talker_hidden_ = 0, hidden_ = 0;

@@ -68,18 +68,31 @@ KvCache DecoderStack::make_cache(int64_t capacity) const {
     return KvCache(shape_.n_layer, capacity, shape_.n_head_kv * shape_.head_dim);
 }
 
-// ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSDecoderLayer / Qwen3TTSAttention
 void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache& cache,
+                           DecoderScratch& scratch, float* out) const {
+    const Segment one{&cache, n};
+    forward(ctx, x, &one, 1, scratch, out);
+}
+
+// ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSDecoderLayer / Qwen3TTSAttention
+void DecoderStack::forward(const ExecContext& ctx, float* x, const Segment* segs, int count,
                            DecoderScratch& sc, float* out) const {
     const DecoderStackShape& s = shape_;
-    const int64_t d = s.d_model, hd = s.head_dim, kvd = s.n_head_kv * hd;
-    const int64_t pos0 = cache.length();
-    QWEN3TTS_ASSERT(n <= sc.max_tokens);
-    if (pos0 + n > cache.capacity())
-        throw Error(ErrorCode::invalid_argument,
-                    "context length " + std::to_string(pos0 + n) + " exceeds the reserved " +
-                        std::to_string(cache.capacity()) + " positions");
-    rope_.tables(pos0, n, sc.rope_cos.data(), sc.rope_sin.data());
+    const int64_t d = s.d_model, hd = s.head_dim, kvd = s.n_head_kv * hd, qd = s.n_head * hd;
+    int64_t n = 0;
+    for (int i = 0; i < count; ++i) {
+        const KvCache& cache = *segs[i].cache;
+        const int64_t pos0 = cache.length();
+        if (pos0 + segs[i].n > cache.capacity())
+            throw Error(ErrorCode::invalid_argument,
+                        "context length " + std::to_string(pos0 + segs[i].n) +
+                            " exceeds the reserved " + std::to_string(cache.capacity()) +
+                            " positions");
+        rope_.tables(pos0, segs[i].n, sc.rope_cos.data() + n * (hd / 2),
+                     sc.rope_sin.data() + n * (hd / 2));
+        n += segs[i].n;
+        QWEN3TTS_ASSERT(n <= sc.max_tokens);
+    }
 
     for (int64_t il = 0; il < s.n_layer; ++il) {
         const Layer& l = layers_[size_t(il)];
@@ -91,15 +104,20 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         }
         backend::rms_norm(sc.q.data(), l.q_norm.data(), n * s.n_head, hd, s.eps, sc.q.data());
         backend::rms_norm(sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps, sc.k.data());
-        backend::rope(sc.q.data(), n, s.n_head * hd, s.n_head, hd, sc.rope_cos.data(),
-                      sc.rope_sin.data());
+        backend::rope(sc.q.data(), n, qd, s.n_head, hd, sc.rope_cos.data(), sc.rope_sin.data());
         backend::rope(sc.k.data(), n, kvd, s.n_head_kv, hd, sc.rope_cos.data(), sc.rope_sin.data());
-        float* kc = cache.keys(il);
-        float* vc = cache.values(il);
-        std::memcpy(kc + pos0 * kvd, sc.k.data(), size_t(n * kvd) * sizeof(float));
-        std::memcpy(vc + pos0 * kvd, sc.v.data(), size_t(n * kvd) * sizeof(float));
-        backend::attention(ctx, sc.q.data(), s.n_head * hd, kc, vc, kvd, n, pos0,
-                           {s.n_head, s.n_head_kv, hd, 0}, sc.attn.data(), s.n_head * hd);
+        for (int64_t i = 0, row = 0; i < count; row += segs[i].n, ++i) {
+            KvCache& cache = *segs[i].cache;
+            const int64_t pos0 = cache.length(), rows = segs[i].n;
+            float* kc = cache.keys(il);
+            float* vc = cache.values(il);
+            std::memcpy(kc + pos0 * kvd, sc.k.data() + row * kvd,
+                        size_t(rows * kvd) * sizeof(float));
+            std::memcpy(vc + pos0 * kvd, sc.v.data() + row * kvd,
+                        size_t(rows * kvd) * sizeof(float));
+            backend::attention(ctx, sc.q.data() + row * qd, qd, kc, vc, kvd, rows, pos0,
+                               {s.n_head, s.n_head_kv, hd, 0}, sc.attn.data() + row * qd, qd);
+        }
         backend::linear(ctx, sc.attn.data(), n, l.o, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
 
@@ -113,7 +131,7 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
         backend::linear(ctx, sc.gate.data(), n, l.down, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
     }
-    cache.set_length(pos0 + n);
+    for (int i = 0; i < count; ++i) segs[i].cache->set_length(segs[i].cache->length() + segs[i].n);
     backend::rms_norm(x, final_norm_.data(), n, d, s.eps, out);
 }
 

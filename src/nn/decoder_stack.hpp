@@ -47,6 +47,18 @@ class DecoderStack {
     void forward(const backend::ExecContext& ctx, float* x, int64_t n, KvCache& cache,
                  DecoderScratch& scratch, float* out) const;
 
+    // The same for several independent streams in one pass: x holds the segments' rows one
+    // after the other, segment i's n rows continuing its own cache. The weights are read once
+    // for all rows, and every row's result is the one a forward of its segment alone gives
+    // (row-wise ops, attention per segment): what a stream computes does not depend on the
+    // streams beside it.
+    struct Segment {
+        KvCache* cache;
+        int64_t n;
+    };
+    void forward(const backend::ExecContext& ctx, float* x, const Segment* segments, int count,
+                 DecoderScratch& scratch, float* out) const;
+
   private:
     struct Layer {
         backend::LinearWeights q, k, v, o, gate, up, down;

@@ -34,7 +34,6 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
     const auto t_start = clock::now();
     SpeechStats st;
     const int64_t n_cb = codec.n_codebook();
-    const int64_t spf = codec.samples_per_frame();
     const bool icl = voice && voice->in_context();
 
     if (mode == CodecDecodeMode::official_chunked) {
@@ -61,48 +60,63 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
         return st;
     }
 
-    auto stream = codec.new_stream(session.exec());
-    if (icl) {
-        // Prime the decoder's carried state with the reference frames; their audio is dropped.
-        std::vector<float> discard(size_t(spf) * 8);
-        const int64_t ref_frames = int64_t(voice->ref_codes.size()) / n_cb;
-        for (int64_t f = 0; f < ref_frames; f += 8) {
-            const int64_t n = std::min<int64_t>(8, ref_frames - f);
-            stream->decode_frames(voice->ref_codes.data() + f * n_cb, n, discard.data());
-        }
-    }
-    // The first frame is decoded alone (time to first audio); later frames in packets of
-    // kPacketFrames, which spreads the codec's per-step weight reads (its low-rate stages
-    // re-read ~400 MB of weights per step) at a latency of a few frames.
-    constexpr int64_t kPacketFrames = 4;
-    std::vector<int64_t> pending(static_cast<size_t>(kPacketFrames * n_cb));
-    std::vector<float> audio(static_cast<size_t>(kPacketFrames * spf));
-    int64_t n_pending = 0, n_decoded = 0;
-    bool keep_going = true;
-    auto flush = [&] {
-        if (n_pending == 0) return;
-        const auto t0 = clock::now();
-        stream->decode_frames(pending.data(), n_pending, audio.data());
-        const auto t1 = clock::now();
-        st.codec_ms += ms_between(t0, t1);
-        if (st.first_audio_ms < 0) st.first_audio_ms = ms_between(t_start, t1);
-        const size_t n = size_t(n_pending * spf);
-        st.samples += int64_t(n);
-        n_decoded += n_pending;
-        n_pending = 0;
-        if (on_audio && keep_going) keep_going = on_audio(audio.data(), n);
-    };
+    FrameAudio audio(codec, session.exec(), voice, on_audio);
     GenerationHooks hooks;
-    hooks.on_frame = [&](int64_t, const int32_t* codes) {
-        for (int64_t g = 0; g < n_cb; ++g) pending[size_t(n_pending * n_cb + g)] = codes[g];
-        ++n_pending;
-        if (n_decoded == 0 || n_pending == kPacketFrames) flush();
-        return keep_going;
-    };
+    hooks.on_frame = [&](int64_t, const int32_t* codes) { return audio.add_frame(codes); };
     session.generate(prompt, params, hooks, &st.generation);
-    flush();
+    audio.flush();
+    st.codec_ms = audio.codec_ms();
+    st.samples = audio.samples();
+    if (audio.samples() > 0) st.first_audio_ms = ms_between(t_start, audio.first_audio());
     st.total_ms = ms_between(t_start, clock::now());
     return st;
+}
+
+// The first frame is decoded alone (time to first audio); later frames in packets of
+// kPacketFrames, which spreads the codec's per-step weight reads (its low-rate stages re-read
+// ~400 MB of weights per step) at a latency of a few frames.
+constexpr int64_t kPacketFrames = 4;
+
+FrameAudio::FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
+                       const VoiceClonePrompt* voice, AudioCallback on_audio)
+    : stream_(codec.new_stream(ctx)),
+      on_audio_(std::move(on_audio)),
+      n_cb_(codec.n_codebook()),
+      spf_(codec.samples_per_frame()),
+      pending_(size_t(kPacketFrames * n_cb_)),
+      audio_(size_t(kPacketFrames * spf_)) {
+    if (voice && voice->in_context()) {
+        // Prime the decoder's carried state with the reference frames; their audio is dropped.
+        std::vector<float> discard(size_t(spf_) * 8);
+        const int64_t ref_frames = int64_t(voice->ref_codes.size()) / n_cb_;
+        for (int64_t f = 0; f < ref_frames; f += 8) {
+            const int64_t n = std::min<int64_t>(8, ref_frames - f);
+            stream_->decode_frames(voice->ref_codes.data() + f * n_cb_, n, discard.data());
+        }
+    }
+}
+
+bool FrameAudio::add_frame(const int32_t* codes) {
+    for (int64_t g = 0; g < n_cb_; ++g) pending_[size_t(n_pending_ * n_cb_ + g)] = codes[g];
+    ++n_pending_;
+    if (n_decoded_ == 0 || n_pending_ == kPacketFrames) return flush();
+    return keep_going_;
+}
+
+bool FrameAudio::flush() {
+    if (n_pending_ == 0) return keep_going_;
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    stream_->decode_frames(pending_.data(), n_pending_, audio_.data());
+    const auto t1 = clock::now();
+    codec_ms_ += ms_between(t0, t1);
+    if (n_decoded_ == 0) first_audio_ = t1;
+    const size_t n = size_t(n_pending_ * spf_);
+    samples_ += int64_t(n);
+    n_decoded_ += n_pending_;
+    n_pending_ = 0;
+    if (on_audio_ && keep_going_) keep_going_ = on_audio_(audio_.data(), n);
+    return keep_going_;
 }
 
 }  // namespace qwen3tts

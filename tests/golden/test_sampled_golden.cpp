@@ -78,7 +78,10 @@ ForcedRun run_forced(const TtsModel& model, const backend::ExecContext& exec, co
     KvCache cache = talker.stack().make_cache(L + frames);
     DecoderScratch scratch;
     scratch.reserve(talker.stack().shape(), L);
-    CodePredictor::State state = predictor.make_state();
+    KvCache cp_cache = predictor.make_cache();
+    KvCache* cp_caches[1] = {&cp_cache};
+    CodePredictor::Scratch cp_scratch;
+    predictor.reserve(cp_scratch, 1);
     std::vector<float> x(p.embeds), hidden(static_cast<size_t>(L * H));
     std::vector<float> step_in(static_cast<size_t>(H));
     talker.stack().forward(exec, x.data(), L, cache, scratch, hidden.data());
@@ -91,10 +94,12 @@ ForcedRun run_forced(const TtsModel& model, const backend::ExecContext& exec, co
         if (f == frames) break;
         const int32_t* official = codes.data() + f * n_cb;
         std::vector<int32_t> frame(official, official + n_cb);
-        predictor.predict(exec, past_hidden, frame.data(), state, [&](int g, float* logits) {
-            run.cp_logits.insert(run.cp_logits.end(), logits, logits + predictor.vocab_size());
-            return official[g];
-        });
+        predictor.predict(exec, past_hidden, 1, frame.data(), cp_caches, cp_scratch,
+                          [&](int64_t, int g, float* logits) {
+                              run.cp_logits.insert(run.cp_logits.end(), logits,
+                                                   logits + predictor.vocab_size());
+                              return official[g];
+                          });
         const float* text = f < p.n_trailing ? p.trailing.data() + f * H : p.tts_pad.data();
         std::copy(text, text + H, step_in.begin());
         add_frame_embedding(talker, predictor, frame.data(), step_in.data());

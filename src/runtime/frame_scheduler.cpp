@@ -1,0 +1,309 @@
+#include "runtime/frame_scheduler.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/thread_pool.hpp"
+
+namespace qwen3tts {
+
+namespace {
+
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+struct Job::Engine {
+    std::unique_ptr<StreamState> state;
+    std::unique_ptr<FrameAudio> audio;
+    std::string text;  // incremental text received so far
+    bool text_finished = false;
+    bool cancel = false;
+    bool retired = false;  // on_done has run
+};
+
+Job::Job(std::shared_ptr<FrameSchedulerSignal> signal, uint64_t id, JobSpec spec)
+    : signal_(std::move(signal)),
+      id_(id),
+      incremental_(spec.incremental_text),
+      spec_(std::move(spec)),
+      submitted_(std::chrono::steady_clock::now()),
+      engine_(std::make_unique<Engine>()) {}
+
+void Job::notify() {
+    signal_->wake = true;
+    signal_->cv.notify_all();
+}
+
+void Job::cancel() {
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    cancel_requested_ = true;
+    notify();
+}
+
+void Job::push_text(const std::string& text) {
+    if (!incremental_)
+        throw Error(ErrorCode::invalid_argument,
+                    "push_text: this request was not submitted with incremental text");
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    if (text_finished_)
+        throw Error(ErrorCode::invalid_argument, "push_text: the text was already finished");
+    incoming_text_ += text;
+    notify();
+}
+
+void Job::finish_text() {
+    if (!incremental_)
+        throw Error(ErrorCode::invalid_argument,
+                    "finish_text: this request was not submitted with incremental text");
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    text_finished_ = true;
+    notify();
+}
+
+const JobResult& Job::wait() {
+    std::unique_lock<std::mutex> lk(done_mu_);
+    done_cv_.wait(lk, [&] { return done_; });
+    return result_;
+}
+
+bool Job::done() const {
+    const std::lock_guard<std::mutex> lk(done_mu_);
+    return done_;
+}
+
+FrameScheduler::FrameScheduler(std::shared_ptr<const TtsModel> model, const FrameSchedulerOptions& options)
+    : model_(std::move(model)), options_(options), signal_(std::make_shared<FrameSchedulerSignal>()) {
+    if (options.max_batch < 1)
+        throw Error(ErrorCode::invalid_argument,
+                    "max batch must be at least 1, got " + std::to_string(options.max_batch));
+    if (options.max_queue < 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "max queue must not be negative, got " + std::to_string(options.max_queue));
+    pool_ = std::make_unique<ThreadPool>(resolve_thread_count(
+        options.session.threads, "threads", options.session.oversubscribe));
+    exec_.kernels = options.session.kernels;
+    exec_.pool = pool_.get();
+    scratch_.reserve(*model_, options.max_batch);
+    worker_ = std::thread([this] { run(); });
+}
+
+FrameScheduler::~FrameScheduler() {
+    {
+        const std::lock_guard<std::mutex> lk(signal_->mu);
+        stopping_ = true;
+        signal_->cv.notify_all();
+    }
+    worker_.join();
+    for (auto& job : active_)
+        if (!job->engine_->retired) finish(*job, JobResult::Status::cancelled);
+    for (auto& job : queue_) finish(*job, JobResult::Status::cancelled);
+}
+
+backend::ExecContext FrameScheduler::caller_context() const {
+    backend::ExecContext ctx;
+    ctx.kernels = exec_.kernels;
+    return ctx;
+}
+
+std::shared_ptr<Job> FrameScheduler::submit(JobSpec spec) {
+    spec.params.validate();
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    const int64_t free_places = options_.max_batch - int64_t(active_.size());
+    if (int64_t(queue_.size()) >= options_.max_queue + std::max<int64_t>(0, free_places))
+        throw Error(ErrorCode::busy, "the request queue is full (" +
+                                         std::to_string(queue_.size()) + " waiting, max queue " +
+                                         std::to_string(options_.max_queue) + ", " +
+                                         std::to_string(active_.size()) + " generating)");
+    auto job = std::shared_ptr<Job>(new Job(signal_, next_id_++, std::move(spec)));
+    queue_.push_back(job);
+    signal_->wake = true;
+    signal_->cv.notify_all();
+    return job;
+}
+
+FrameScheduler::Load FrameScheduler::load() const {
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    return {int64_t(active_.size()), int64_t(queue_.size()), frames_};
+}
+
+// Under the lock, by the worker: whether a loop iteration would do anything.
+bool FrameScheduler::has_work_locked() const {
+    if (!queue_.empty() && int64_t(active_.size()) < options_.max_batch) return true;
+    for (const auto& job : queue_)
+        if (job->cancel_requested_) return true;
+    for (const auto& job : active_) {
+        const Job::Engine& e = *job->engine_;
+        if (job->cancel_requested_ || !job->incoming_text_.empty()) return true;
+        if (!e.state) {
+            if (!job->spec_.incremental_text || job->text_finished_) return true;
+        } else if (e.state->finished || e.state->prefilling() || e.state->steppable() ||
+                   (job->text_finished_ && !e.state->text_complete)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void FrameScheduler::admit_locked() {
+    while (!queue_.empty() && int64_t(active_.size()) < options_.max_batch) {
+        active_.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+    }
+    for (auto& job : active_) {
+        Job::Engine& e = *job->engine_;
+        e.text += job->incoming_text_;
+        job->incoming_text_.clear();
+        e.text_finished = job->text_finished_;
+        e.cancel = job->cancel_requested_;
+    }
+}
+
+// Makes the job's generation state once its prompt can be built.
+void FrameScheduler::start(Job& job) {
+    Job::Engine& e = *job.engine_;
+    JobSpec& spec = job.spec_;
+    if (spec.incremental_text) {
+        // The whole text is needed before the prompt: until streaming prompts land, an
+        // incremental request starts when its text is finished.
+        if (!e.text_finished) return;
+        PromptRequest request = spec.request;
+        request.text += e.text;
+        spec.prompt = qwen3tts::build_prompt(exec_, model_->config(), model_->tokenizer(),
+                                             model_->talker(), model_->predictor(), request);
+    }
+    GenerationHooks hooks;
+    hooks.on_frame = [&job](int64_t f, const int32_t* codes) {
+        Job::Engine& en = *job.engine_;
+        if (job.spec_.on_frame && !job.spec_.on_frame(f, codes)) return false;
+        return !en.audio || en.audio->add_frame(codes);
+    };
+    e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
+                                            std::move(hooks));
+    e.state->keep_codes = false;
+    if (spec.codec) e.audio = std::make_unique<FrameAudio>(*spec.codec, exec_, spec.voice,
+                                                           spec.on_audio);
+}
+
+void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_ptr error) {
+    JobResult r;
+    Job::Engine& e = *job.engine_;
+    if (e.state) {
+        r.generation = e.state->stats;
+        if (!error && e.state->error) error = e.state->error;
+    }
+    if (error) status = JobResult::Status::failed;
+    r.status = status;
+    r.error = error;
+    if (e.audio) {
+        r.codec_ms = e.audio->codec_ms();
+        r.samples = e.audio->samples();
+        if (r.samples > 0) r.first_audio_ms = ms_between(job.submitted_, e.audio->first_audio());
+    }
+    r.total_ms = ms_between(job.submitted_, std::chrono::steady_clock::now());
+    e.state.reset();  // the KV caches and the codec state go now
+    e.audio.reset();
+    e.retired = true;
+    job.result_ = std::move(r);
+    if (job.spec_.on_done) {
+        try {
+            job.spec_.on_done(job.result_);
+        } catch (const std::exception& ex) {
+            log_warning(std::string("request ") + std::to_string(job.id()) +
+                        ": on_done threw: " + ex.what());
+        }
+    }
+    job.spec_ = JobSpec();  // callbacks and their captures are released
+    {
+        const std::lock_guard<std::mutex> lk(job.done_mu_);
+        job.done_ = true;
+    }
+    job.done_cv_.notify_all();
+}
+
+// One iteration over the active jobs: start, prefill a chunk, one frame for all that are
+// ready, retire the finished.
+void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
+    std::vector<StreamState*> ready;
+    for (const auto& job : jobs) {
+        Job::Engine& e = *job->engine_;
+        if (e.cancel || e.retired) continue;
+        try {
+            if (!e.state) start(*job);
+            if (e.state && e.text_finished) e.state->text_complete = true;
+            if (e.state && e.state->prefilling()) prefill_step(exec_, *model_, *e.state, scratch_);
+        } catch (...) {
+            if (e.state)
+                e.state->fail();
+            else
+                finish(*job, JobResult::Status::failed, std::current_exception());
+        }
+    }
+    for (const auto& job : jobs) {
+        Job::Engine& e = *job->engine_;
+        if (!e.cancel && !e.retired && e.state->steppable()) ready.push_back(e.state.get());
+    }
+    decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_);
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    frames_ += int64_t(ready.size());
+}
+
+void FrameScheduler::run() {
+    for (;;) {
+        std::vector<std::shared_ptr<Job>> jobs, dropped;
+        {
+            std::unique_lock<std::mutex> lk(signal_->mu);
+            signal_->cv.wait(lk, [&] { return stopping_ || signal_->wake || has_work_locked(); });
+            signal_->wake = false;
+            if (stopping_) return;
+            for (auto it = queue_.begin(); it != queue_.end();) {
+                if ((*it)->cancel_requested_) {
+                    dropped.push_back(std::move(*it));
+                    it = queue_.erase(it);
+                } else {
+                    ++it;
+                }
+            }
+            admit_locked();
+            jobs = active_;
+        }
+        for (const auto& job : dropped) finish(*job, JobResult::Status::cancelled);
+        step_all(jobs);
+        std::vector<std::shared_ptr<Job>> ended;
+        for (const auto& job : jobs) {
+            Job::Engine& e = *job->engine_;
+            if (e.retired) {
+                ended.push_back(job);
+            } else if (e.cancel) {
+                finish(*job, JobResult::Status::cancelled);
+                ended.push_back(job);
+            } else if (e.state && e.state->finished) {
+                if (e.audio && !e.state->error) {
+                    try {
+                        e.audio->flush();
+                    } catch (...) {
+                        e.state->fail();
+                    }
+                }
+                finish(*job, JobResult::Status::completed);
+                ended.push_back(job);
+            }
+        }
+        if (!ended.empty()) {
+            const std::lock_guard<std::mutex> lk(signal_->mu);
+            active_.erase(std::remove_if(active_.begin(), active_.end(),
+                                         [&](const std::shared_ptr<Job>& j) {
+                                             return std::find(ended.begin(), ended.end(), j) !=
+                                                    ended.end();
+                                         }),
+                          active_.end());
+        }
+    }
+}
+
+}  // namespace qwen3tts

@@ -1,0 +1,55 @@
+#include "runtime/stream_state.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace qwen3tts {
+
+GenerationParams GenerationParams::defaults(const GenerationDefaults& d) {
+    GenerationParams p;
+    p.talker = {d.do_sample, d.temperature, d.top_k, d.top_p, d.repetition_penalty};
+    p.predictor = {d.subtalker_do_sample, d.subtalker_temperature, d.subtalker_top_k,
+                   d.subtalker_top_p, 1.0f};
+    p.max_new_tokens = d.max_new_tokens;
+    return p;
+}
+
+void GenerationParams::validate() const {
+    talker.validate("talker sampling");
+    predictor.validate("code predictor sampling");
+    if (max_new_tokens < 2)
+        throw Error(ErrorCode::invalid_argument,
+                    "max frames must be at least 1 (max_new_tokens >= 2), got max_new_tokens = " +
+                        std::to_string(max_new_tokens));
+}
+
+StreamState::StreamState(const TtsModel& model, Prompt prompt_, const GenerationParams& params_,
+                         GenerationHooks hooks_)
+    : prompt(std::move(prompt_)), params(params_), hooks(std::move(hooks_)), sampler(params.seed) {
+    params.validate();
+    const TalkerConfig& tc = model.config().talker;
+    QWEN3TTS_ASSERT(prompt.hidden == model.talker().hidden_size());
+    // Generation stops at the end of the model's context like at the frame limit.
+    max_tokens = std::min<int64_t>(params.max_new_tokens, tc.max_position_embeddings - prompt.length);
+    QWEN3TTS_ASSERT(max_tokens >= 1);  // build_prompt rejects prompts that fill the context
+    try {
+        talker_cache = model.talker().stack().make_cache(prompt.length + max_tokens);
+    } catch (const Error& e) {
+        throw Error(e.code(), std::string("talker: ") + e.what() + " (prompt of " +
+                                  std::to_string(prompt.length) + " positions + at most " +
+                                  std::to_string(max_tokens) + " generated)");
+    }
+    predictor_cache = model.predictor().make_cache();
+    past_hidden.resize(size_t(prompt.hidden));
+    frame.resize(size_t(model.predictor().n_codebooks()));
+    seen.assign(size_t(tc.vocab_size), 0);
+    stats.prompt_positions = prompt.length;
+}
+
+void StreamState::fail() {
+    error = std::current_exception();
+    finished = true;
+}
+
+}  // namespace qwen3tts
