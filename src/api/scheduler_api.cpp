@@ -29,9 +29,15 @@ namespace {
 RequestResult to_result(const JobResult& r, uint64_t seed, bool audio) {
     RequestResult out;
     switch (r.status) {
-        case JobResult::Status::completed: out.status = RequestResult::Status::completed; break;
-        case JobResult::Status::cancelled: out.status = RequestResult::Status::cancelled; break;
-        case JobResult::Status::failed: out.status = RequestResult::Status::failed; break;
+        case JobResult::Status::completed:
+            out.status = RequestResult::Status::completed;
+            break;
+        case JobResult::Status::cancelled:
+            out.status = RequestResult::Status::cancelled;
+            break;
+        case JobResult::Status::failed:
+            out.status = RequestResult::Status::failed;
+            break;
     }
     if (r.error) {
         try {
@@ -151,7 +157,8 @@ bool SpeechRequest::done() const {
 
 Scheduler::Scheduler(const Model& model, const SchedulerOptions& options) {
     if (!model.impl()) throw Error(ErrorCode::invalid_argument, "Scheduler: model not loaded");
-    impl_.reset(new Impl{model.impl(), FrameScheduler(model.impl()->model, runtime_options(options))});
+    impl_.reset(
+        new Impl{model.impl(), FrameScheduler(model.impl()->model, runtime_options(options))});
 }
 
 Scheduler::~Scheduler() = default;

@@ -77,16 +77,19 @@ bool Job::done() const {
     return done_;
 }
 
-FrameScheduler::FrameScheduler(std::shared_ptr<const TtsModel> model, const FrameSchedulerOptions& options)
-    : model_(std::move(model)), options_(options), signal_(std::make_shared<FrameSchedulerSignal>()) {
+FrameScheduler::FrameScheduler(std::shared_ptr<const TtsModel> model,
+                               const FrameSchedulerOptions& options)
+    : model_(std::move(model)),
+      options_(options),
+      signal_(std::make_shared<FrameSchedulerSignal>()) {
     if (options.max_batch < 1)
         throw Error(ErrorCode::invalid_argument,
                     "max batch must be at least 1, got " + std::to_string(options.max_batch));
     if (options.max_queue < 0)
         throw Error(ErrorCode::invalid_argument,
                     "max queue must not be negative, got " + std::to_string(options.max_queue));
-    pool_ = std::make_unique<ThreadPool>(resolve_thread_count(
-        options.session.threads, "threads", options.session.oversubscribe));
+    pool_ = std::make_unique<ThreadPool>(
+        resolve_thread_count(options.session.threads, "threads", options.session.oversubscribe));
     exec_.kernels = options.session.kernels;
     exec_.pool = pool_.get();
     scratch_.reserve(*model_, options.max_batch);
@@ -116,8 +119,8 @@ std::shared_ptr<Job> FrameScheduler::submit(JobSpec spec) {
     const std::lock_guard<std::mutex> lk(signal_->mu);
     const int64_t free_places = options_.max_batch - int64_t(active_.size());
     if (int64_t(queue_.size()) >= options_.max_queue + std::max<int64_t>(0, free_places))
-        throw Error(ErrorCode::busy, "the request queue is full (" +
-                                         std::to_string(queue_.size()) + " waiting, max queue " +
+        throw Error(ErrorCode::busy, "the request queue is full (" + std::to_string(queue_.size()) +
+                                         " waiting, max queue " +
                                          std::to_string(options_.max_queue) + ", " +
                                          std::to_string(active_.size()) + " generating)");
     auto job = std::shared_ptr<Job>(new Job(signal_, next_id_++, std::move(spec)));
@@ -186,8 +189,8 @@ void FrameScheduler::start(Job& job) {
     e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
                                             std::move(hooks));
     e.state->keep_codes = false;
-    if (spec.codec) e.audio = std::make_unique<FrameAudio>(*spec.codec, exec_, spec.voice,
-                                                           spec.on_audio);
+    if (spec.codec)
+        e.audio = std::make_unique<FrameAudio>(*spec.codec, exec_, spec.voice, spec.on_audio);
 }
 
 void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_ptr error) {

@@ -48,7 +48,7 @@ struct JobSpec {
     // so far; more comes with Job::push_text until Job::finish_text.
     bool incremental_text = false;
     PromptRequest request;
-    std::shared_ptr<const void> keep_alive;  // owner of request.voice and anything it points to
+    std::shared_ptr<const void> keep_alive;   // owner of request.voice and anything it points to
     const VoiceClonePrompt* voice = nullptr;  // for the codec: in-context voices prime it
     GenerationParams params;
     const CodecDecoder* codec = nullptr;  // set: frames are decoded to audio for on_audio
@@ -104,7 +104,8 @@ class Job {
 
 class FrameScheduler {
   public:
-    FrameScheduler(std::shared_ptr<const TtsModel> model, const FrameSchedulerOptions& options = {});
+    FrameScheduler(std::shared_ptr<const TtsModel> model,
+                   const FrameSchedulerOptions& options = {});
     // Cancels every request not done yet (their on_done runs) and stops the worker.
     ~FrameScheduler();
     FrameScheduler(const FrameScheduler&) = delete;

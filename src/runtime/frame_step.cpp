@@ -35,8 +35,7 @@ void draw_talker_token(const TtsModel& model, StreamState& st, float* logits) {
     const int64_t V = tc.vocab_size;
     const int eos = tc.codec_eos_id;
     if (st.hooks.talker_logits) st.hooks.talker_logits(st.drawn, logits, V);
-    check_finite(logits, V,
-                 "talker logits of frame " + std::to_string(st.drawn) + " (codebook 0)");
+    check_finite(logits, V, "talker logits of frame " + std::to_string(st.drawn) + " (codebook 0)");
     apply_talker_processors(logits, V, st.distinct, st.drawn, st.params.talker.repetition_penalty,
                             st.params.min_new_tokens, eos);
     st.token = st.sampler.choose(logits, V, st.params.talker);
@@ -97,8 +96,8 @@ void prefill_step(const backend::ExecContext& ctx, const TtsModel& model, Stream
 
 // ref: modeling_qwen3_tts.py, Qwen3TTSTalkerForConditionalGeneration.forward (a decode step:
 // the code predictor fills the frame, then its embedding plus the trailing text goes in)
-void decode_step(const backend::ExecContext& ctx, const TtsModel& model,
-                 StreamState* const* states, int64_t count, StepScratch& sc) {
+void decode_step(const backend::ExecContext& ctx, const TtsModel& model, StreamState* const* states,
+                 int64_t count, StepScratch& sc) {
     if (count == 0) return;
     sc.reserve(model, count);
     const Talker& talker = model.talker();
@@ -154,8 +153,8 @@ void decode_step(const backend::ExecContext& ctx, const TtsModel& model,
             st.fail();
             continue;
         }
-        const float* text = f < st.prompt.n_trailing ? st.prompt.trailing.data() + f * H
-                                                     : st.prompt.tts_pad.data();
+        const float* text =
+            f < st.prompt.n_trailing ? st.prompt.trailing.data() + f * H : st.prompt.tts_pad.data();
         float* x = sc.x.data() + rows * H;
         std::copy_n(text, H, x);
         add_frame_embedding(talker, predictor, st.frame.data(), x);
@@ -177,7 +176,8 @@ void decode_step(const backend::ExecContext& ctx, const TtsModel& model,
         }
     }
     const double talker_ms = ms_since(t0);
-    for (int64_t row = 0; row < rows; ++row) sc.row_states[size_t(row)]->stats.talker_ms += talker_ms;
+    for (int64_t row = 0; row < rows; ++row)
+        sc.row_states[size_t(row)]->stats.talker_ms += talker_ms;
 }
 
 }  // namespace qwen3tts

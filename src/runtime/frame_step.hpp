@@ -39,7 +39,7 @@ void prefill_step(const backend::ExecContext& ctx, const TtsModel& model, Stream
 // codebook 0 was drawn, the frame handed to on_frame, then the talker step that draws the
 // next codebook 0. A request that ends (EOS, frame limit, on_frame false, an error of its
 // own) gets finished = true; the others are not disturbed.
-void decode_step(const backend::ExecContext& ctx, const TtsModel& model,
-                 StreamState* const* states, int64_t count, StepScratch& scratch);
+void decode_step(const backend::ExecContext& ctx, const TtsModel& model, StreamState* const* states,
+                 int64_t count, StepScratch& scratch);
 
 }  // namespace qwen3tts

@@ -28,7 +28,6 @@ struct SpeechStats {
     int64_t samples = 0;
 };
 
-
 // Receives each piece of audio (24 kHz mono, [-1, 1]); return false to stop.
 using AudioCallback = std::function<bool(const float* samples, size_t n)>;
 

@@ -31,7 +31,8 @@ StreamState::StreamState(const TtsModel& model, Prompt prompt_, const Generation
     const TalkerConfig& tc = model.config().talker;
     QWEN3TTS_ASSERT(prompt.hidden == model.talker().hidden_size());
     // Generation stops at the end of the model's context like at the frame limit.
-    max_tokens = std::min<int64_t>(params.max_new_tokens, tc.max_position_embeddings - prompt.length);
+    max_tokens =
+        std::min<int64_t>(params.max_new_tokens, tc.max_position_embeddings - prompt.length);
     QWEN3TTS_ASSERT(max_tokens >= 1);  // build_prompt rejects prompts that fill the context
     try {
         talker_cache = model.talker().stack().make_cache(prompt.length + max_tokens);
