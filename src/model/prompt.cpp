@@ -45,36 +45,27 @@ void add_frame_embedding(const Talker& talker, const CodePredictor& predictor, c
         backend::embedding_add_row(predictor.codec_embedding(g), frame[g], out);
 }
 
-// ref: modeling_qwen3_tts.py, Qwen3TTSForConditionalGeneration.generate and
-// generate_icl_prompt; qwen3_tts_model.py, _build_assistant_text / _build_instruct_text
-Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, const Tokenizer& tok,
-                    const Talker& talker, const CodePredictor& predictor,
-                    const PromptRequest& req) {
-    const TalkerConfig& tc = cfg.talker;
+PromptRequest check_prompt_request(const ModelConfig& cfg, const Talker& talker,
+                                   const PromptRequest& req) {
     const int64_t H = talker.hidden_size();
-
-    // ---- validate the request against the model ----
-    if (req.text.empty() || blank(req.text))
-        throw Error(ErrorCode::invalid_argument, "the text to speak is empty");
-    // Before the chat template wraps them, so that an offset is one in the caller's text.
-    check_utf8(req.text, "the text to speak");
+    PromptRequest out = req;
     check_utf8(req.instruct, "the instruction");
     if (req.voice) check_utf8(req.voice->ref_text, "the reference transcript");
-    const std::string language = resolve_language(cfg, req.language);
-    const std::string speaker = ascii_lower(req.speaker);
-    if (!speaker.empty()) {
+    out.language = resolve_language(cfg, req.language);
+    out.speaker = ascii_lower(req.speaker);
+    const TalkerConfig& tc = cfg.talker;
+    if (!out.speaker.empty()) {
         if (cfg.type != ModelType::custom_voice)
             throw Error(ErrorCode::invalid_argument,
                         std::string("a speaker name was given, but this is a ") +
                             model_type_name(cfg.type) +
                             " model: named speakers exist only in CustomVoice models");
-        if (!tc.spk_id.count(speaker))
+        if (!tc.spk_id.count(out.speaker))
             throw Error(
                 ErrorCode::invalid_argument,
                 "unknown speaker '" + req.speaker + "'; this model has: " + join(cfg.speakers()));
     }
-    std::string instruct = req.instruct;
-    if (!instruct.empty()) {
+    if (!out.instruct.empty()) {
         if (cfg.type == ModelType::base)
             throw Error(ErrorCode::invalid_argument,
                         "Base (voice clone) models take no instruction");
@@ -82,7 +73,7 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, con
             log_warning("the " + cfg.size_label() +
                         " CustomVoice model ignores instructions (as the official code does); "
                         "--instruct is dropped");
-            instruct.clear();
+            out.instruct.clear();
         }
     }
     if (cfg.type == ModelType::base && !req.voice)
@@ -97,19 +88,49 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, con
                     "the voice's x-vector has " + std::to_string(req.voice->x_vector.size()) +
                         " values but this model's hidden size is " + std::to_string(H) +
                         " (a voice made for another model size?)");
-    const bool icl = req.voice && req.voice->in_context();
-    if (icl && blank(req.voice->ref_text))
+    if (req.voice && req.voice->in_context() && blank(req.voice->ref_text))
         throw Error(ErrorCode::invalid_argument,
                     "in-context voice cloning needs the reference transcript (--ref-text)");
+    if (req.layout == TextLayout::automatic)
+        out.layout =
+            default_non_streaming(cfg.type) ? TextLayout::non_streaming : TextLayout::streaming;
+    return out;
+}
+
+Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& cfg, const Tokenizer& tok,
+                    const Talker& talker, const CodePredictor& predictor,
+                    const PromptRequest& req) {
+    if (req.text.empty() || blank(req.text))
+        throw Error(ErrorCode::invalid_argument, "the text to speak is empty");
+    // Before the chat template wraps them, so that an offset is one in the caller's text.
+    check_utf8(req.text, "the text to speak");
+    const PromptRequest checked = check_prompt_request(cfg, talker, req);
+    return build_prompt_from_ids(
+        ctx, cfg, tok, talker, predictor, checked,
+        tok.encode("<|im_start|>assistant\n" + req.text + "<|im_end|>\n<|im_start|>assistant\n"));
+}
+
+// ref: modeling_qwen3_tts.py, Qwen3TTSForConditionalGeneration.generate and
+// generate_icl_prompt; qwen3_tts_model.py, _build_assistant_text / _build_instruct_text
+Prompt build_prompt_from_ids(const backend::ExecContext& ctx, const ModelConfig& cfg,
+                             const Tokenizer& tok, const Talker& talker,
+                             const CodePredictor& predictor, const PromptRequest& request,
+                             std::vector<int32_t> input_ids) {
+    const TalkerConfig& tc = cfg.talker;
+    const int64_t H = talker.hidden_size();
+    // Silent and unchanged for a request that passed it already (build_prompt's).
+    const PromptRequest req = check_prompt_request(cfg, talker, request);
+    const std::string& language = req.language;
+    const std::string& speaker = req.speaker;
+    const std::string& instruct = req.instruct;
+    const bool icl = req.voice && req.voice->in_context();
 
     Prompt p;
     p.hidden = H;
-    p.non_streaming = req.layout == TextLayout::automatic ? default_non_streaming(cfg.type)
-                                                          : req.layout == TextLayout::non_streaming;
+    p.non_streaming = req.layout == TextLayout::non_streaming;
 
     // ---- tokens ----
-    p.input_ids =
-        tok.encode("<|im_start|>assistant\n" + req.text + "<|im_end|>\n<|im_start|>assistant\n");
+    p.input_ids = std::move(input_ids);
     if (p.input_ids.size() < 9)
         throw Error(ErrorCode::invalid_argument, "the text to speak is empty");
     const std::vector<int32_t> role(p.input_ids.begin(), p.input_ids.begin() + 3);

@@ -57,6 +57,24 @@ Prompt build_prompt(const backend::ExecContext& ctx, const ModelConfig& config,
                     const Tokenizer& tokenizer, const Talker& talker,
                     const CodePredictor& predictor, const PromptRequest& request);
 
+// build_prompt in two steps, for a text to speak that arrives later (model/streaming_prompt.hpp):
+//   build_prompt(req) == build_prompt_from_ids(check_prompt_request(req),
+//       encode("<|im_start|>assistant\n" + req.text + "<|im_end|>\n<|im_start|>assistant\n"))
+// once req.text passed build_prompt's own checks (not blank, valid UTF-8).
+//
+// check_prompt_request makes every other check of build_prompt, with the same messages and
+// warnings, and returns the request as build_prompt uses it: language resolved, speaker in lower
+// case, an instruction the model ignores dropped, layout streaming or non_streaming. Checking
+// that result again passes silently and changes nothing.
+PromptRequest check_prompt_request(const ModelConfig& config, const Talker& talker,
+                                   const PromptRequest& request);
+// The prompt of the template ids `input_ids` (request.text is not read): the text tokens are
+// input_ids[3:-5], as in build_prompt. Checks `request` again (see above).
+Prompt build_prompt_from_ids(const backend::ExecContext& ctx, const ModelConfig& config,
+                             const Tokenizer& tokenizer, const Talker& talker,
+                             const CodePredictor& predictor, const PromptRequest& request,
+                             std::vector<int32_t> input_ids);
+
 // F(frame) = C(c0) + Σ_g E_g(c_g): the embedding of one 16-code frame, added into out[H].
 void add_frame_embedding(const Talker& talker, const CodePredictor& predictor, const int32_t* frame,
                          float* out);

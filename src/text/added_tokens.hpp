@@ -26,6 +26,14 @@ class AddedTokens {
     };
     std::vector<Segment> split(std::string_view text) const;
 
+    // The longest added token that starts at text[i] and ends within `text`: its id, and its
+    // length in *length; -1 if none. split() takes this match at the first i that has one.
+    int32_t match_at(std::string_view text, size_t i, size_t* length) const;
+    // Whether `tail` is a proper prefix of an added token: more text after `tail` could then
+    // make a (longer) token start where `tail` starts.
+    bool proper_prefix_of_token(std::string_view tail) const;
+    size_t max_length() const { return max_length_; }
+
     int32_t find(const std::string& content) const;  // -1 if not an added token
     const std::string* content(int32_t id) const;    // nullptr if not an added token
     int32_t max_id() const { return max_id_; }
@@ -37,6 +45,7 @@ class AddedTokens {
     std::vector<std::vector<const std::string*>> by_first_byte_ =
         std::vector<std::vector<const std::string*>>(256);
     int32_t max_id_ = -1;
+    size_t max_length_ = 0;
 };
 
 }  // namespace qwen3tts

@@ -32,8 +32,11 @@ struct MatchState {
     pcre2_match_context* context = nullptr;
     pcre2_jit_stack* jit_stack = nullptr;
 
+    // `code` null: match data for one pair of offsets, usable with either pattern (neither has
+    // a capture group).
     explicit MatchState(const pcre2_code* code, bool jit) {
-        data = pcre2_match_data_create_from_pattern(code, nullptr);
+        data = code ? pcre2_match_data_create_from_pattern(code, nullptr)
+                    : pcre2_match_data_create(1, nullptr);
         context = pcre2_match_context_create(nullptr);
         if (jit) {
             jit_stack = pcre2_jit_stack_create(32 * 1024, 8 * 1024 * 1024, nullptr);
@@ -83,8 +86,10 @@ Pretokenizer::Pretokenizer(PretokenizerRegex regex) : compiled_(std::make_unique
                                              std::to_string(error_offset) + ": " +
                                              pcre2_message(error_code));
     }
-    // JIT is an optimisation only: without it (unsupported CPU or build) the interpreter runs.
-    compiled_->jit = pcre2_jit_compile(compiled_->code, PCRE2_JIT_COMPLETE) == 0;
+    // JIT is an optimisation only: without it (unsupported CPU or build) the interpreter runs,
+    // for either mode on its own (pcre2_match picks the JIT code only if compiled for the mode).
+    compiled_->jit =
+        pcre2_jit_compile(compiled_->code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD) == 0;
 }
 
 Pretokenizer::~Pretokenizer() = default;
@@ -124,6 +129,36 @@ void Pretokenizer::split(std::string_view text, std::vector<std::string_view>* p
         }
     }
     if (emitted < length) pieces->push_back(text.substr(emitted));
+}
+
+size_t Pretokenizer::split_complete(std::string_view text,
+                                    std::vector<std::string_view>* pieces) const {
+    if (text.empty()) return 0;
+    // Called once per push of streaming text: reuse the state (creating the JIT stack maps and
+    // unmaps memory, which costs more than matching a few pieces).
+    thread_local MatchState state(nullptr, /*jit=*/true);
+    const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+    const PCRE2_SIZE length = text.size();
+    PCRE2_SIZE emitted = 0;
+    while (emitted < length) {
+        const int rc =
+            pcre2_match(compiled_->code, subject, length, emitted,
+                        PCRE2_NO_UTF_CHECK | PCRE2_PARTIAL_HARD, state.data, state.context);
+        // No match from here: where the gap after `emitted` ends depends on later text.
+        if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_PARTIAL) break;
+        if (rc < 0) {
+            throw Error(ErrorCode::internal, "pre-tokenizer: PCRE2 match failed at byte " +
+                                                 std::to_string(emitted) + ": " +
+                                                 pcre2_message(rc));
+        }
+        const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(state.data);
+        // An empty match: split() steps over a character there; leave that to it.
+        if (ov[1] == ov[0]) break;
+        if (ov[0] > emitted) pieces->push_back(text.substr(emitted, ov[0] - emitted));
+        pieces->push_back(text.substr(ov[0], ov[1] - ov[0]));
+        emitted = ov[1];
+    }
+    return emitted;
 }
 
 }  // namespace qwen3tts

@@ -1,37 +1,12 @@
 #include "text/tokenizer.hpp"
 
-#include <array>
-#include <unordered_map>
-
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
-#include "text/added_tokens.hpp"
-#include "text/bpe.hpp"
-#include "text/byte_level.hpp"
-#include "text/pretokenizer.hpp"
+#include "text/tokenizer_impl.hpp"
 #include "text/unicode.hpp"
 #include "text/vocab_json.hpp"
 
 namespace qwen3tts {
-
-struct Tokenizer::Impl {
-    explicit Impl(PretokenizerRegex r) : regex(r), pretokenizer(r) {}
-
-    PretokenizerRegex regex;
-    Pretokenizer pretokenizer;
-    ByteLevelAlphabet alphabet;
-    std::unordered_map<std::string, int32_t> vocab;  // byte-level token -> id
-    std::vector<std::string> id_to_token;            // "" where vocab.json has no such id
-    std::array<int32_t, 256> byte_id{};              // id of the one-byte token of each byte
-    BpeMerges merges;
-    AddedTokens added;
-    size_t n_vocab = 0;
-
-    void load_vocab(const std::string& path);
-    void load_merges(const std::string& path);
-    void load_added_tokens(const std::string& path);
-    void encode_text(std::string_view raw, std::vector<int32_t>* out) const;
-};
 
 namespace {
 
@@ -159,18 +134,21 @@ void Tokenizer::Impl::load_added_tokens(const std::string& path) {
     t.added.finish();
 }
 
+void Tokenizer::Impl::encode_piece(std::string_view piece, std::vector<int32_t>* out,
+                                   Scratch* scratch) const {
+    std::vector<int32_t>& ids = scratch->ids;
+    ids.clear();
+    for (char c : piece) ids.push_back(byte_id[static_cast<unsigned char>(c)]);
+    merges.apply(&ids, &scratch->bpe);
+    out->insert(out->end(), ids.begin(), ids.end());
+}
+
 void Tokenizer::Impl::encode_text(std::string_view raw, std::vector<int32_t>* out) const {
     const std::string text = nfc(std::string(raw));
     std::vector<std::string_view> pieces;
     pretokenizer.split(text, &pieces);
-    std::vector<int32_t> ids;
-    BpeMerges::Scratch scratch;
-    for (std::string_view piece : pieces) {
-        ids.clear();
-        for (char c : piece) ids.push_back(byte_id[static_cast<unsigned char>(c)]);
-        merges.apply(&ids, &scratch);
-        out->insert(out->end(), ids.begin(), ids.end());
-    }
+    Scratch scratch;
+    for (std::string_view piece : pieces) encode_piece(piece, out, &scratch);
 }
 
 Tokenizer Tokenizer::load(const std::string& model_dir, PretokenizerRegex regex) {

@@ -54,6 +54,7 @@ class Tokenizer {
     PretokenizerRegex regex() const;
 
   private:
+    friend class IncrementalTokenizer;  // runs the same stages on text arriving in pieces
     struct Impl;
     explicit Tokenizer(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
     std::shared_ptr<const Impl> impl_;

@@ -18,9 +18,29 @@ bool is_ascii(const std::string& s) {
     return true;
 }
 
+// A lead byte followed only by continuation bytes, fewer than it needs: the start of a character
+// that the next bytes of the input may complete.
+bool incomplete_at_end(const utf8proc_uint8_t* p, utf8proc_ssize_t n) {
+    const int need = p[0] >= 0xC2 && p[0] <= 0xDF   ? 2
+                     : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+                     : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4
+                                                    : 0;
+    if (n >= need) return false;
+    for (utf8proc_ssize_t i = 1; i < n; ++i)
+        if ((p[i] & 0xC0) != 0x80) return false;
+    return true;
+}
+
 }  // namespace
 
-void check_utf8(const std::string& s, const char* what) {
+void throw_invalid_utf8(const char* what, size_t offset, unsigned char first) {
+    static const char* hex = "0123456789abcdef";
+    const std::string byte{hex[first >> 4], hex[first & 15]};
+    throw Error(ErrorCode::invalid_argument, std::string(what) + ": invalid UTF-8 at byte offset " +
+                                                 std::to_string(offset) + " (byte 0x" + byte + ")");
+}
+
+size_t check_utf8_prefix(std::string_view s, size_t offset, const char* what) {
     const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
     const utf8proc_ssize_t n = static_cast<utf8proc_ssize_t>(s.size());
     utf8proc_ssize_t pos = 0;
@@ -32,14 +52,52 @@ void check_utf8(const std::string& s, const char* what) {
         utf8proc_int32_t cp = 0;
         const utf8proc_ssize_t len = utf8proc_iterate(p + pos, n - pos, &cp);
         if (len < 0) {
-            static const char* hex = "0123456789abcdef";
-            const std::string byte{hex[p[pos] >> 4], hex[p[pos] & 15]};
-            throw Error(ErrorCode::invalid_argument,
-                        std::string(what) + ": invalid UTF-8 at byte offset " +
-                            std::to_string(pos) + " (byte 0x" + byte + ")");
+            if (incomplete_at_end(p + pos, n - pos)) return static_cast<size_t>(pos);
+            throw_invalid_utf8(what, offset + static_cast<size_t>(pos), p[pos]);
         }
         pos += len;
     }
+    return s.size();
+}
+
+void check_utf8(const std::string& s, const char* what) {
+    const size_t valid = check_utf8_prefix(s, 0, what);
+    if (valid < s.size()) throw_invalid_utf8(what, valid, static_cast<unsigned char>(s[valid]));
+}
+
+bool nfc_boundary_before(std::string_view s, size_t pos) {
+    const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+    if (p[pos] < 0x80) return true;  // a starter that no composition takes as second character
+    utf8proc_int32_t c = 0;
+    const utf8proc_ssize_t len =
+        utf8proc_iterate(p + pos, static_cast<utf8proc_ssize_t>(s.size() - pos), &c);
+    if (len <= 0) return false;
+    utf8proc_int32_t decomposed[8];
+    int boundclass = 0;
+    const utf8proc_ssize_t n_dec =
+        utf8proc_decompose_char(c, decomposed, 8, UTF8PROC_DECOMPOSE, &boundclass);
+    if (n_dec <= 0 || n_dec > 8 || utf8proc_get_property(decomposed[0])->combining_class != 0)
+        return false;
+    const std::string before(s.substr(0, pos));
+    const std::string ch(s.substr(pos, static_cast<size_t>(len)));
+    return nfc(before + ch) == nfc(before) + nfc(ch);
+}
+
+bool nfc_final_at_end(std::string_view s) {
+    if (s.empty()) return false;
+    const auto last = static_cast<unsigned char>(s.back());
+    if (last < 0x80) {
+        const bool letter = (last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z');
+        return !letter && last != '<' && last != '=' && last != '>';
+    }
+    size_t start = s.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+    utf8proc_int32_t c = 0;
+    const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+    if (utf8proc_iterate(p + start, static_cast<utf8proc_ssize_t>(s.size() - start), &c) <= 0)
+        return false;
+    return (c >= 0x3000 && c <= 0x3029) || (c >= 0x3030 && c <= 0x303F) ||
+           (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xFF00 && c <= 0xFFEF);
 }
 
 std::string nfc(const std::string& s) {
