@@ -91,9 +91,9 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
     const backend::ExecContext ctx = scheduler.caller_context();
     if (incremental) {
         if (request.layout == TextLayout::automatic) request.layout = TextLayout::streaming;
-        // The options are checked now (an unknown speaker is the caller's error, not a
-        // failure later on), with the text that is there so far.
-        build_prompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
+        // The options and the text so far are checked now (an unknown speaker is the
+        // caller's error, not a failure later on).
+        StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
         spec.incremental_text = true;
         spec.request = request;
     } else {

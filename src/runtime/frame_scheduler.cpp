@@ -21,7 +21,8 @@ double ms_between(std::chrono::steady_clock::time_point a,
 struct Job::Engine {
     std::unique_ptr<StreamState> state;
     std::unique_ptr<FrameAudio> audio;
-    std::string text;  // incremental text received so far
+    std::unique_ptr<StreamingPrompt> text;  // incremental text: its prompt, built as it comes
+    std::string new_text;                   // received, not yet pushed to `text`
     bool text_finished = false;
     bool cancel = false;
     bool retired = false;  // on_done has run
@@ -160,37 +161,55 @@ void FrameScheduler::admit_locked() {
     }
     for (auto& job : active_) {
         Job::Engine& e = *job->engine_;
-        e.text += job->incoming_text_;
+        e.new_text += job->incoming_text_;
         job->incoming_text_.clear();
         e.text_finished = job->text_finished_;
         e.cancel = job->cancel_requested_;
     }
 }
 
-// Makes the job's generation state once its prompt can be built.
+// Makes the job's generation state once its prompt can be built, and hands an incremental
+// job the trailing text committed since the last step.
 void FrameScheduler::start(Job& job) {
     Job::Engine& e = *job.engine_;
     JobSpec& spec = job.spec_;
     if (spec.incremental_text) {
-        // The whole text is needed before the prompt: until streaming prompts land, an
-        // incremental request starts when its text is finished.
-        if (!e.text_finished) return;
-        PromptRequest request = spec.request;
-        request.text += e.text;
-        spec.prompt = qwen3tts::build_prompt(exec_, model_->config(), model_->tokenizer(),
-                                             model_->talker(), model_->predictor(), request);
+        if (!e.text)
+            e.text = std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
+                                                       model_->talker(), model_->predictor(),
+                                                       spec.request);
+        if (!e.new_text.empty()) e.text->push_text(e.new_text);
+        e.new_text.clear();
+        if (e.text_finished && !e.text->text_finished()) e.text->finish_text();
+        if (!e.state) {
+            if (!e.text->ready_for_prefill()) return;
+            spec.prompt = e.text->take_prefill();
+        }
     }
-    GenerationHooks hooks;
-    hooks.on_frame = [&job](int64_t f, const int32_t* codes) {
-        Job::Engine& en = *job.engine_;
-        if (job.spec_.on_frame && !job.spec_.on_frame(f, codes)) return false;
-        return !en.audio || en.audio->add_frame(codes);
-    };
-    e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
-                                            std::move(hooks));
-    e.state->keep_codes = false;
-    if (spec.codec)
-        e.audio = std::make_unique<FrameAudio>(*spec.codec, exec_, spec.voice, spec.on_audio);
+    if (!e.state) {
+        GenerationHooks hooks;
+        hooks.on_frame = [&job](int64_t f, const int32_t* codes) {
+            Job::Engine& en = *job.engine_;
+            if (job.spec_.on_frame && !job.spec_.on_frame(f, codes)) return false;
+            return !en.audio || en.audio->add_frame(codes);
+        };
+        e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
+                                                std::move(hooks));
+        e.state->keep_codes = false;
+        e.state->text_complete = !spec.incremental_text;
+        if (spec.codec)
+            e.audio = std::make_unique<FrameAudio>(*spec.codec, exec_, spec.voice, spec.on_audio);
+    }
+    if (e.text && !e.state->text_complete) {
+        Prompt& p = e.state->prompt;
+        for (int64_t n = e.text->trailing_available(); n > 0; --n) {
+            p.trailing.resize(size_t((p.n_trailing + 1) * p.hidden));
+            const bool row = e.text->next_trailing(p.trailing.data() + p.n_trailing * p.hidden);
+            QWEN3TTS_ASSERT(row);
+            ++p.n_trailing;
+        }
+        e.state->text_complete = e.text->text_finished();
+    }
 }
 
 void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_ptr error) {
@@ -211,6 +230,7 @@ void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_p
     r.total_ms = ms_between(job.submitted_, std::chrono::steady_clock::now());
     e.state.reset();  // the KV caches and the codec state go now
     e.audio.reset();
+    e.text.reset();
     e.retired = true;
     job.result_ = std::move(r);
     if (job.spec_.on_done) {
@@ -237,8 +257,7 @@ void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
         Job::Engine& e = *job->engine_;
         if (e.cancel || e.retired) continue;
         try {
-            if (!e.state) start(*job);
-            if (e.state && e.text_finished) e.state->text_complete = true;
+            start(*job);
             if (e.state && e.state->prefilling()) prefill_step(exec_, *model_, *e.state, scratch_);
         } catch (...) {
             if (e.state)
@@ -249,7 +268,8 @@ void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
     }
     for (const auto& job : jobs) {
         Job::Engine& e = *job->engine_;
-        if (!e.cancel && !e.retired && e.state->steppable()) ready.push_back(e.state.get());
+        if (!e.cancel && !e.retired && e.state && e.state->steppable())
+            ready.push_back(e.state.get());
     }
     decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_);
     const std::lock_guard<std::mutex> lk(signal_->mu);

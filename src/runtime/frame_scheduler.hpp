@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/codec_decoder.hpp"
+#include "model/streaming_prompt.hpp"
 #include "runtime/session.hpp"
 #include "runtime/speech.hpp"
 
