@@ -147,7 +147,8 @@ TEST(ThreadPool, IdleWorkersUseNoCpu) {
 
 // With more threads than CPUs, workers sleep right after a region instead of polling for the
 // next one: the gaps between regions (the caller's own work between frames) cost no CPU.
-// Polling once cost ~1 ms of CPU per gap here (two workers spinning 20000 pauses each).
+// Polling cost 73 ms of CPU over these 100 gaps (two workers spinning 20000 pauses each); the
+// wake-ups alone cost 5-26 ms on the 2-CPU machine loaded 8-fold by other jobs.
 TEST(ThreadPool, OversubscribedWorkersDoNotSpinBetweenRegions) {
     ThreadPool pool(ThreadPool::online_cpus() + 1);
     std::atomic<int64_t> sum{0};
@@ -164,7 +165,7 @@ TEST(ThreadPool, OversubscribedWorkersDoNotSpinBetweenRegions) {
     }
     const double used_ms = process_cpu_ms() - t0;
     EXPECT_EQ(sum.load(), int64_t(kRegions + 1) * pool.size());
-    EXPECT_LT(used_ms, 25.0) << "CPU time over " << kRegions << " regions 2 ms apart";
+    EXPECT_LT(used_ms, 40.0) << "CPU time over " << kRegions << " regions 2 ms apart";
 }
 
 }  // namespace
