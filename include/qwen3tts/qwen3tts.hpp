@@ -121,6 +121,9 @@ struct SynthesisOptions {
     SamplingOptions talker;
     SamplingOptions predictor;
     int max_frames = 0;  // 0 = model default (max_new_tokens - 1)
+    // End of speech is suppressed until this many frames exist (benchmarks: runs that compare
+    // need the same number of frames); at most max_frames. 0 = the model decides.
+    int min_frames = 0;
     // Sampling seed: the same seed, text and options give the same codes on every machine.
     // Unset: a fresh random seed per call, reported in GenerationReport::seed.
     std::optional<uint64_t> seed;

@@ -47,6 +47,16 @@ GenerationParams generation_params(const Model::Impl& model, const SynthesisOpti
                  " positions, prompt included); generation stops at its end");
     p.max_new_tokens = o.max_frames > 0 ? std::min(o.max_frames, context) + 1
                                         : model.model->config().generation.max_new_tokens;
+    if (o.min_frames < 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "min frames must be >= 0, got " + std::to_string(o.min_frames));
+    if (o.min_frames > 0 && o.max_frames > 0 && o.min_frames > o.max_frames)
+        throw Error(ErrorCode::invalid_argument, "min frames " + std::to_string(o.min_frames) +
+                                                     " is more than max frames " +
+                                                     std::to_string(o.max_frames));
+    // Codebook-0 token k (1-based) is drawn after k - 1 others: EOS masked for the first
+    // min_frames tokens makes each of them a frame.
+    p.min_new_tokens = std::max(p.min_new_tokens, o.min_frames);
     p.seed = o.seed ? *o.seed : random_seed();
     p.validate();
     return p;

@@ -61,10 +61,12 @@ class Workers {
         }
         wake_.notify_all();
         run_part(0);
-        // Spin briefly, then yield: on an oversubscribed machine a descheduled worker must get
-        // the core back rather than watch this thread spin.
+        // Spin briefly, then yield: a descheduled worker must get the core back rather than
+        // watch this thread spin. With more parts than CPUs some part is always waiting for a
+        // core, so yield at once.
+        const int pause_spins = parts <= cpus_ ? 2000 : 0;
         for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-            if (spins < 2000)
+            if (spins < pause_spins)
                 _mm_pause();
             else
                 std::this_thread::yield();
@@ -91,11 +93,15 @@ class Workers {
             }
             seen = word;
             // Only a worker with a part may touch the job: the caller waits for exactly those.
-            spin = index < int(word & kPartMask);
-            if (spin) {
+            const int parts = int(word & kPartMask);
+            if (index < parts) {
                 run_part(index);
                 pending_.fetch_sub(1, std::memory_order_acq_rel);
             }
+            // Polling for the next region pays only when every part had a core of its own:
+            // with more threads than CPUs it would take the core from the thread that has
+            // work between regions (the caller, another worker), so sleep at once.
+            spin = index < parts && parts <= cpus_;
         }
     }
 
@@ -114,6 +120,7 @@ class Workers {
         t_in_region = false;
     }
 
+    const int cpus_ = ThreadPool::online_cpus();
     std::mutex region_;  // held by the thread whose region runs on the workers
     int n_workers_ = 0;  // guarded by region_
     ThreadPool::RangeFn fn_{};

@@ -5,7 +5,8 @@
 // to the largest size asked for), so several Sessions do not each keep a set of threads.
 // Workers spin briefly right after a region (a talker step issues hundreds of short regions
 // and a condition-variable wake-up per region would cost more than the work), then sleep: an
-// idle process uses no CPU.
+// idle process uses no CPU. After a region with more parts than online CPUs (oversubscribed)
+// they sleep at once, leaving the cores to the threads that have work.
 //
 // Thread-safety: any thread may call parallel_for on any handle. One region runs on the
 // workers at a time; a region that starts while another is running (another Session on

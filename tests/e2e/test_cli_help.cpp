@@ -71,15 +71,15 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
         return extra;
     };
     return std::map<std::string, std::vector<std::string>>{
-        {"speak", with({"out", "format", "codec-decode", "stream", "quiet"})},
-        {"codes", with({"out", "quiet"})},
+        {"speak", with({"min-frames", "out", "format", "codec-decode", "stream", "quiet"})},
+        {"codes", with({"min-frames", "out", "quiet"})},
         {"decode", {"model", "codes", "out", "format", "codec-decode", "threads"}},
         {"voice",
          {"model", "pretokenizer", "ref-audio", "ref-text", "x-vector-only", "max-seconds", "out",
           "quiet"}},
         {"encode", {"model", "audio", "max-seconds", "threads", "out", "quiet"}},
         {"info", {"model", "pretokenizer"}},
-        {"bench", with({"frames", "runs", "no-codec"})},
+        {"bench", with({"frames", "runs", "no-codec", "json"})},
         {"pull", {"include", "quiet"}},
         {"list", {}},
         {"help", {}},

@@ -1,7 +1,7 @@
 // Synthesizers used from several threads: one Synthesizer shared by two threads refuses the
 // second caller with a clear error (never wrong output), through the C++ and the C API; two
 // Synthesizers in two threads share the process-wide worker threads and give the same codes
-// as solo runs.
+// as solo runs; an idle loaded Synthesizer uses no CPU.
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -194,6 +194,18 @@ TEST(Concurrency, IdleLoadedSynthesizerUsesNoCpu) {
     const double t0 = process_cpu_ms();
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     EXPECT_LT(process_cpu_ms() - t0, 30.0);
+}
+
+// The whole pipeline (talker, predictor, streaming codec) with the default thread count, then
+// 2 s idle: workers, codec and all, must sleep (a spinning worker burns ~1000 ms per second).
+TEST(Concurrency, IdleAfterSpeechUsesNoCpu) {
+    const Model model = tiny();
+    Synthesizer synth(model);
+    ASSERT_FALSE(synth.speak(kText, options(model, true, 0)).empty());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const double t0 = process_cpu_ms();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    EXPECT_LT(process_cpu_ms() - t0, 50.0) << "CPU time of 1 s idle";
 }
 
 TEST(Concurrency, NegativeThreadsAreAnError) {

@@ -1,13 +1,20 @@
-// qwen3tts bench: load time, prefill, and per-frame cost of talker and code predictor,
-// with the weight bytes each frame must read (the memory-bandwidth floor), and peak RSS.
+// qwen3tts bench: the machine's ceilings (read bandwidth, fp32 and bf16 peaks, measured first),
+// load time, prefill, per-frame cost of talker and code predictor against the floor (the
+// weight bytes each frame must read over the measured bandwidth), the streaming pipeline
+// (codec, first audio, real-time factor) and peak RSS. --json prints the same numbers as one
+// JSON object (fields in docs/benchmarks.md).
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "commands.hpp"
+#include "qwen3tts/benchmark.hpp"
 #include "synthesis_args.hpp"
 
 namespace qwen3tts::cli {
@@ -25,71 +32,167 @@ double peak_rss_mb() {
     return double(ru.ru_maxrss) / 1024.0;
 }
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Pipeline {
+    double codec_ms_per_audio_s = 0, first_audio_ms = 0, rtf = 0;
+};
+
+struct Results {
+    ModelInfo info;
+    MachinePeaks machine;
+    FrameWeightBytes traffic;
+    int runs = 0;
+    int64_t frames = 0, positions = 0;
+    double load_ms = 0, prefill_ms = 0, talker_ms = 0, predictor_ms = 0;
+    std::optional<Pipeline> pipeline;  // none with --no-codec
+    double peak_rss_mb = 0;
+
+    double floor_ms(size_t bytes) const {
+        return double(bytes) / (machine.read_gb_per_s * 1e9) * 1e3;
+    }
+};
+
+// Three decimals: enough for milliseconds and GB/s, short to read.
+double round3(double v) {
+    return std::round(v * 1e3) / 1e3;
+}
+
+template <typename T>
+nlohmann::json or_null(const std::optional<T>& v) {
+    return v ? nlohmann::json(round3(*v)) : nlohmann::json(nullptr);
+}
+
+void print_json(const Results& r) {
+    const auto pipe = [&](double Pipeline::*field) {
+        return r.pipeline ? std::optional<double>(*r.pipeline.*field) : std::nullopt;
+    };
+    nlohmann::json j = {
+        {"model_dir", r.info.dir},
+        {"model_size", r.info.size},
+        {"model_type", r.info.type},
+        {"quant", r.info.quant},
+        {"threads", r.machine.threads},
+        {"frames", r.frames},
+        {"load_ms", round3(r.load_ms)},
+        {"prefill_ms", round3(r.prefill_ms)},
+        {"talker_ms_per_frame", round3(r.talker_ms)},
+        {"predictor_ms_per_frame", round3(r.predictor_ms)},
+        {"codec_ms_per_audio_s", or_null(pipe(&Pipeline::codec_ms_per_audio_s))},
+        {"first_audio_ms", or_null(pipe(&Pipeline::first_audio_ms))},
+        {"rtf", or_null(pipe(&Pipeline::rtf))},
+        {"peak_rss_mb", round3(r.peak_rss_mb)},
+        {"weight_bytes_per_frame", r.traffic.total()},
+        {"floor_ms_per_frame", round3(r.floor_ms(r.traffic.total()))},
+        {"read_gb_per_s", round3(r.machine.read_gb_per_s)},
+        {"fp32_gflops", round3(r.machine.fp32_gflops)},
+        {"bf16_gflops", or_null(r.machine.bf16_gflops)},
+    };
+    std::printf("%s\n", j.dump().c_str());
+}
+
+void print_text(const Results& r) {
+    std::printf("model            %s (%s %s)\n", r.info.dir.c_str(), r.info.size.c_str(),
+                r.info.type.c_str());
+    std::printf("quant            %s\n", r.info.quant.c_str());
+    std::printf("threads          %d\n", r.machine.threads);
+    std::printf("machine          read %.1f GB/s, fp32 %.0f GFLOP/s, bf16 ",
+                r.machine.read_gb_per_s, r.machine.fp32_gflops);
+    if (r.machine.bf16_gflops)
+        std::printf("%.0f GFLOP/s\n", *r.machine.bf16_gflops);
+    else
+        std::printf("- (no AVX512_BF16)\n");
+    std::printf("load             %.1f ms\n", r.load_ms);
+    std::printf("prompt           %lld positions\n", static_cast<long long>(r.positions));
+    std::printf("frames per run   %lld (median of %d runs below)\n",
+                static_cast<long long>(r.frames), r.runs);
+    std::printf("prefill          %.1f ms\n", r.prefill_ms);
+    std::printf("talker           %.2f ms/frame (floor %.2f: %.0f MB per frame)\n", r.talker_ms,
+                r.floor_ms(r.traffic.talker), double(r.traffic.talker) / 1e6);
+    std::printf("code predictor   %.2f ms/frame (floor %.2f: %.0f MB per frame)\n", r.predictor_ms,
+                r.floor_ms(r.traffic.predictor), double(r.traffic.predictor) / 1e6);
+    const double per_frame = r.talker_ms + r.predictor_ms;
+    std::printf(
+        "total            %.2f ms/frame (floor %.2f; real-time factor %.3f at 80 ms of audio "
+        "per frame)\n",
+        per_frame, r.floor_ms(r.traffic.total()), per_frame / 80.0);
+    if (r.pipeline) {
+        std::printf("codec decoder    %.0f ms per second of audio\n",
+                    r.pipeline->codec_ms_per_audio_s);
+        std::printf("first audio      %.1f ms after the prompt is built\n",
+                    r.pipeline->first_audio_ms);
+        std::printf(
+            "pipeline         real-time factor %.3f (streaming: talker + predictor + "
+            "codec)\n",
+            r.pipeline->rtf);
+    }
+    std::printf("peak RSS         %.0f MB\n", r.peak_rss_mb);
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
+    Results r;
+    // The machine first, on the threads the run will use, before the model takes memory.
+    EngineOptions engine;
+    engine.threads = args.get_int("threads", 0, 0);
+    engine.oversubscribe = args.flag("oversubscribe");
+    r.machine = measure_machine(engine);
+
     const auto t0 = std::chrono::steady_clock::now();
     const Model model = load_model(args);
-    const double load_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const ModelInfo info = model.info();
+    r.load_ms = ms_since(t0);
+    r.info = model.info();
+    r.traffic = frame_weight_bytes(model);
 
     // Defaults for a benchmark: a fixed sentence and the first speaker.
     SynthesisRequest req = parse_synthesis(
         args, model,
         "The quick brown fox jumps over the lazy dog, and then it runs back home again.",
-        info.type == "custom_voice" && !info.speakers.empty() ? info.speakers.front() : "");
+        r.info.type == "custom_voice" && !r.info.speakers.empty() ? r.info.speakers.front() : "");
+    req.engine.threads = r.machine.threads;  // resolved (and capped, with its warning) above
     const int frames = args.get_int("frames", 32, 1);
-    const int runs = args.get_int("runs", 3, 1);
-    req.options.max_frames = frames;
-    // A random-weight model may stop at EOS early: suppress nothing, just report frames.
+    r.runs = args.get_int("runs", 3, 1);
+    // Exactly `frames` frames per run: runs compare only at the same length.
+    req.options.max_frames = req.options.min_frames = frames;
     Synthesizer synth(model, req.engine);
     std::vector<double> prefill, talker, predictor;
-    int64_t produced = 0, positions = 0;
-    for (int r = 0; r < runs; ++r) {
+    for (int i = 0; i < r.runs; ++i) {
         GenerationReport rep;
         synth.generate_codes(req.text, req.options, {}, &rep);
-        produced = rep.frames;
-        positions = rep.prompt_positions;
+        r.frames = rep.frames;
+        r.positions = rep.prompt_positions;
         if (rep.frames == 0) continue;
         prefill.push_back(rep.prefill_ms);
         talker.push_back(rep.talker_ms / double(rep.frames));
         predictor.push_back(rep.predictor_ms / double(rep.frames));
     }
-    std::printf("model            %s (%s %s)\n", info.dir.c_str(), info.size.c_str(),
-                info.type.c_str());
-    std::printf("threads          %d\n", req.engine.threads);
-    std::printf("load             %.1f ms\n", load_ms);
-    std::printf("prompt           %lld positions\n", static_cast<long long>(positions));
-    std::printf("frames per run   %lld (median of %d runs below)\n",
-                static_cast<long long>(produced), runs);
-    std::printf("prefill          %.1f ms\n", median(prefill));
-    std::printf("talker           %.2f ms/frame\n", median(talker));
-    std::printf("code predictor   %.2f ms/frame\n", median(predictor));
-    const double per_frame = median(talker) + median(predictor);
-    std::printf(
-        "total            %.2f ms/frame (real-time factor %.3f at 80 ms of audio per frame)\n",
-        per_frame, per_frame / 80.0);
+    r.prefill_ms = median(prefill);
+    r.talker_ms = median(talker);
+    r.predictor_ms = median(predictor);
     if (!args.flag("no-codec")) {
         // The whole pipeline: frames decoded to audio as they are generated.
+        req.options.codec_decode = "streaming";
         std::vector<double> codec, first_audio, rtf;
-        for (int r = 0; r < runs; ++r) {
+        for (int i = 0; i < r.runs; ++i) {
             SpeechReport rep;
             synth.speak(
                 req.text, req.options, [](const float*, size_t) { return true; }, &rep);
-            if (rep.generation.frames == 0) continue;
-            codec.push_back(rep.codec_ms / double(rep.generation.frames));
+            if (rep.samples == 0) continue;
+            const double audio_ms = double(rep.samples) / double(model.sample_rate()) * 1e3;
+            codec.push_back(rep.codec_ms / audio_ms * 1e3);
             first_audio.push_back(rep.first_audio_ms);
-            rtf.push_back(rep.total_ms / (double(rep.samples) / 24.0));
+            rtf.push_back(rep.total_ms / audio_ms);
         }
-        const double codec_ms = median(codec);
-        std::printf("codec decoder    %.2f ms/frame (%.0f ms per second of audio)\n", codec_ms,
-                    codec_ms * 12.5);
-        std::printf("first audio      %.1f ms after the prompt is built\n", median(first_audio));
-        std::printf("pipeline         real-time factor %.3f (talker + predictor + codec)\n",
-                    median(rtf));
+        r.pipeline = Pipeline{median(codec), median(first_audio), median(rtf)};
     }
-    std::printf("peak RSS         %.0f MB\n", peak_rss_mb());
+    r.peak_rss_mb = peak_rss_mb();
+    if (args.flag("json"))
+        print_json(r);
+    else
+        print_text(r);
     return 0;
 }
 

@@ -85,6 +85,9 @@ const OptionSpec kSubTopP{"subtalker-top-p", "sampling", "P", "code predictor to
 const OptionSpec kMaxFrames{"max-frames", "sampling", "N",
                             "stop after N frames (12.5 frames per second of audio)",
                             "the model's, generation_config.json max_new_tokens - 1"};
+const OptionSpec kMinFrames{"min-frames", "sampling", "N",
+                            "no end of speech before N frames (at most --max-frames)",
+                            "0: the model decides"};
 
 // ---- engine ----
 const OptionSpec kThreads{"threads", "engine", "N",
@@ -120,8 +123,11 @@ const OptionSpec kAudioIn{"audio", "input", "FILE", "audio to encode (WAV, FLAC,
                           "required"};
 const OptionSpec kMaxSecondsEncode{"max-seconds", "input", "SECONDS", "longest audio accepted",
                                    shortest(kEncodeMaxSeconds)};
-const OptionSpec kFrames{"frames", "benchmark", "N", "frames per run", "32"};
+const OptionSpec kFrames{"frames", "benchmark", "N",
+                         "frames per run, exactly (end of speech suppressed)", "32"};
 const OptionSpec kRuns{"runs", "benchmark", "N", "runs (medians are printed)", "3"};
+const OptionSpec kJson{"json", "benchmark", "",
+                       "print one JSON object (docs/benchmarks.md lists its fields)", "text"};
 const OptionSpec kNoCodec{"no-codec", "benchmark", "", "skip the speech (codec) measurements",
                           "measured"};
 const OptionSpec kInclude{"include",   "download",
@@ -163,10 +169,9 @@ std::vector<const OptionSpec*> synthesis(std::vector<const OptionSpec*> extra, b
                                         &kSubTemperature,
                                         &kSubTopK,
                                         &kSubTopP,
-                                        &kMaxFrames,
-                                        &kThreads,
-                                        &kKernels,
-                                        &kOversubscribe};
+                                        &kMaxFrames};
+    if (!bench) o.push_back(&kMinFrames);  // bench --frames sets both ends itself
+    o.insert(o.end(), {&kThreads, &kKernels, &kOversubscribe});
     o.insert(o.end(), extra.begin(), extra.end());
     return o;
 }
@@ -208,7 +213,7 @@ const std::vector<CommandSpec>& commands() {
          {&kModel, &kPretokenizer},
          cmd_info},
         {"bench", "measure load, prefill and per-frame time", "", false,
-         synthesis({&kFrames, &kRuns, &kNoCodec}, true), cmd_bench},
+         synthesis({&kFrames, &kRuns, &kNoCodec, &kJson}, true), cmd_bench},
         {"pull",
          "download a model from the Hugging Face hub into the cache",
          "Org/Name[@revision]",

@@ -1,0 +1,186 @@
+#include "backend/machine_probe.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+
+#include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/simd_targets.hpp"
+#include "core/huge_buffer.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#define QWEN3TTS_AVX512_BF16 \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,f16c,fma")))
+
+namespace qwen3tts::backend {
+
+namespace {
+
+// 256 MiB: eight times the largest last-level cache of this project's machines (32 MiB), so
+// nearly every byte comes from memory, as a frame's weights do.
+constexpr size_t kReadBytes = size_t(256) << 20;
+constexpr size_t kReadBlock = size_t(64) << 10;  // bytes per parallel_for index
+// Independent accumulator chains per thread: enough to cover FMA latency (4-5 cycles) on two
+// pipes; each loop iteration issues one instruction per chain.
+constexpr int kChains = 16;
+constexpr int64_t kComputeIterations = int64_t(1) << 19;
+constexpr int kRepetitions = 3;
+
+// Sinks the probes' results so the loops are not optimised away.
+std::atomic<uint64_t> g_sink{0};
+
+void sink(double v) {
+    g_sink.fetch_add(uint64_t(v != 0), std::memory_order_relaxed);
+}
+
+template <typename F>
+double best_seconds(F&& f) {
+    double best = 1e30;
+    for (int r = 0; r < kRepetitions; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        best = std::min(
+            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return std::max(best, 1e-9);
+}
+
+// ---- read bandwidth ----
+
+QWEN3TTS_AVX2 uint64_t read_avx2(const uint8_t* p, size_t bytes) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i < bytes; i += 128) {
+        a0 = _mm256_add_epi64(a0, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i)));
+        a1 = _mm256_add_epi64(a1, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 32)));
+        a2 = _mm256_add_epi64(a2, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 64)));
+        a3 = _mm256_add_epi64(a3, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 96)));
+    }
+    const __m256i s = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
+    return uint64_t(_mm256_extract_epi64(s, 0) + _mm256_extract_epi64(s, 3));
+}
+
+uint64_t read_generic(const uint8_t* p, size_t bytes) {
+    uint64_t acc = 0;
+    for (size_t i = 0; i < bytes; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, p + i, 8);
+        acc += v;
+    }
+    return acc;
+}
+
+double probe_read(ThreadPool& pool, cpu::Isa isa) {
+    HugeBuffer<uint8_t> buf(kReadBytes);
+    const int64_t blocks = int64_t(kReadBytes / kReadBlock);
+    // First touch from the threads that will read (their NUMA node, their pages).
+    pool.parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+        std::memset(buf.data() + size_t(b) * kReadBlock, 1, size_t(e - b) * kReadBlock);
+    });
+    const double s = best_seconds([&] {
+        pool.parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+            const uint8_t* p = buf.data() + size_t(b) * kReadBlock;
+            const size_t n = size_t(e - b) * kReadBlock;
+            sink(double(isa >= cpu::Isa::avx2 ? read_avx2(p, n) : read_generic(p, n)));
+        });
+    });
+    return double(kReadBytes) / s / 1e9;
+}
+
+// ---- compute peaks ----
+
+QWEN3TTS_AVX512 float fma_avx512(int64_t iterations) {
+    __m512 acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(float(c));
+    const __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
+    for (int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+        for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], m, a);
+    }
+    for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
+    return _mm512_reduce_add_ps(acc[0]);
+}
+
+QWEN3TTS_AVX2 float fma_avx2(int64_t iterations) {
+    __m256 acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_ps(float(c));
+    const __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
+    for (int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+        for (int c = 0; c < kChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], m, a);
+    }
+    for (int c = 1; c < kChains; ++c) acc[0] = _mm256_add_ps(acc[0], acc[c]);
+    return hsum256(acc[0]);
+}
+
+float fma_generic(int64_t iterations) {
+    float acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = float(c);
+    for (int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+        for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * 0.999f + 0.001f;
+    }
+    float s = 0;
+    for (float v : acc) s += v;
+    return s;
+}
+
+// vdpbf16ps: per f32 lane, two bf16 products added to the accumulator (4 operations).
+QWEN3TTS_AVX512_BF16 float dot_bf16_avx512(int64_t iterations) {
+    __m512 acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(float(c));
+    const __m512bh x = (__m512bh)_mm512_set1_epi16(0x3a83);  // ~0.001
+    for (int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+        for (int c = 0; c < kChains; ++c) acc[c] = _mm512_dpbf16_ps(acc[c], x, x);
+    }
+    for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
+    return _mm512_reduce_add_ps(acc[0]);
+}
+
+// Runs kernel(kComputeIterations) on every thread at once; returns GFLOP/s for `flops_per_it`
+// operations per iteration and thread.
+template <typename K>
+double probe_compute(ThreadPool& pool, double flops_per_it, K kernel) {
+    const int threads = pool.size();
+    const double s = best_seconds([&] {
+        pool.parallel_for(threads, 1, [&](int64_t b, int64_t e) {
+            for (int64_t t = b; t < e; ++t) sink(double(kernel(kComputeIterations)));
+        });
+    });
+    return flops_per_it * double(kComputeIterations) * threads / s / 1e9;
+}
+
+}  // namespace
+
+bool has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (cpu::detected_isa() != cpu::Isa::avx512 || !__get_cpuid_count(7, 1, &a, &b, &c, &d))
+        return false;
+    return (a >> 5) & 1u;  // CPUID.(EAX=7,ECX=1):EAX[5] AVX512_BF16
+#else
+    return false;
+#endif
+}
+
+MachinePeaks probe_machine(ThreadPool& pool) {
+    const cpu::Isa isa = cpu::active_isa();
+    MachinePeaks m;
+    m.read_gb_per_s = probe_read(pool, isa);
+    if (isa == cpu::Isa::avx512)
+        m.fp32_gflops = probe_compute(pool, kChains * 16 * 2, fma_avx512);
+    else if (isa == cpu::Isa::avx2)
+        m.fp32_gflops = probe_compute(pool, kChains * 8 * 2, fma_avx2);
+    else
+        m.fp32_gflops = probe_compute(pool, kChains * 2, fma_generic);
+    if (isa == cpu::Isa::avx512 && has_avx512_bf16())
+        m.bf16_gflops = probe_compute(pool, kChains * 16 * 4, dot_bf16_avx512);
+    return m;
+}
+
+}  // namespace qwen3tts::backend

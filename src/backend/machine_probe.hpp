@@ -1,0 +1,30 @@
+// What the machine can do, measured in a fraction of a second: the ceilings `qwen3tts bench`
+// states its results against (the machines of this project change from day to day, so targets
+// are ratios to the floor of the machine the run is on).
+//   read bandwidth   all threads streaming through a buffer far larger than the last-level
+//                    cache (the floor of decoding: every frame reads all weights once)
+//   fp32 peak        independent FMA chains on every thread (the codec decoder's ceiling)
+//   bf16 peak        the same with vdpbf16ps, where the CPU has AVX512_BF16
+// Each is the best of a few short repetitions, so a moment of contention lowers one
+// repetition, not the result. Not for use while other work runs in the process.
+#pragma once
+
+#include <optional>
+
+#include "core/thread_pool.hpp"
+
+namespace qwen3tts::backend {
+
+struct MachinePeaks {
+    double read_gb_per_s = 0;           // 1e9 bytes per second
+    double fp32_gflops = 0;             // 1e9 floating-point operations (an FMA is two)
+    std::optional<double> bf16_gflops;  // none without AVX512_BF16 (or AVX-512 state)
+};
+
+// Measures on pool.size() threads; about 0.2 s and a 256 MiB buffer, freed on return.
+MachinePeaks probe_machine(ThreadPool& pool);
+
+// Whether the CPU and OS can run vdpbf16ps (AVX512_BF16 with AVX-512 state saved).
+bool has_avx512_bf16();
+
+}  // namespace qwen3tts::backend
