@@ -72,10 +72,16 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Linea
     }
     bool all_quantized = true;
     for (int j = 0; j < count; ++j) all_quantized = all_quantized && ws[j]->quantized();
-    if (all_quantized) {  // the shared input quantized once
+    if (all_quantized) {  // the shared input quantized once, one parallel region
         const QuantizedActivations& xq = quantized_input(x, n, ws[0]->cols());
-        for (int j = 0; j < count; ++j)
-            linear_quantized(ctx, xq, *ws[j]->quantized(), nullptr, ys[j]);
+        const QuantizedWeights* qs[4];
+        const float* biases[4] = {};
+        for (int j = 0; j < count; ++j) qs[j] = ws[j]->quantized();
+        if (ctx.kernels == KernelSet::reference) {
+            for (int j = 0; j < count; ++j) linear_quant_reference(xq, *qs[j], nullptr, ys[j]);
+            return;
+        }
+        linear_quant_cpu_group(ctx.pool, xq, qs, biases, ys, count);
         return;
     }
     for (int j = 0; j < count; ++j) linear(ctx, x, n, *ws[j], nullptr, ys[j]);

@@ -63,37 +63,57 @@ QWEN3TTS_AVX512_VNNI inline __m256i codes32(const uint8_t* codes) {
     }
 }
 
-// Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load.
-template <QuantFormat F>
-QWEN3TTS_AVX512_VNNI float dot_vnni(const RowPair& rp, int offset) {
+// The activation rows of one register tile.
+struct ActRows {
+    const int8_t* xq[4];
+    const float* xscale[4];
+    const float* xsum[4];
+};
+
+// Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load,
+// for NX activation rows at once: the weight codes are loaded and unpacked once for all of
+// them, and each row's sums run in the same order as for NX = 1 (batch invariance).
+template <QuantFormat F, int NX>
+QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale, int64_t blocks,
+                                   const ActRows& x, int offset, float* out) {
     // Lanes 0-7 of a vpdpbusd result sum the pair's first block, lanes 8-15 its second.
     const __m512i pair_lanes = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 acc = _mm512_setzero_ps(), corr = _mm512_setzero_ps();
-    for (int64_t b = 0; b < rp.blocks; b += 16) {
-        const int64_t nb = std::min<int64_t>(16, rp.blocks - b);
+    __m512 acc[NX], corr[NX], scale[NX];
+    for (int r = 0; r < NX; ++r) acc[r] = corr[r] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < blocks; b += 16) {
+        const int64_t nb = std::min<int64_t>(16, blocks - b);
         const __mmask16 m = __mmask16((1u << nb) - 1u);
-        const __m512 ws = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, rp.wscale + b));
-        corr = _mm512_fmadd_ps(ws, _mm512_maskz_loadu_ps(m, rp.xsum + b), corr);
-        const __m512 scale = _mm512_mul_ps(ws, _mm512_maskz_loadu_ps(m, rp.xscale + b));
+        const __m512 ws = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, wscale + b));
+        for (int r = 0; r < NX; ++r) {
+            corr[r] = _mm512_fmadd_ps(ws, _mm512_maskz_loadu_ps(m, x.xsum[r] + b), corr[r]);
+            scale[r] = _mm512_mul_ps(ws, _mm512_maskz_loadu_ps(m, x.xscale[r] + b));
+        }
         for (int64_t p = 0; p < nb / 2; ++p) {
-            const __m512i u = codes64<F>(rp.codes, b / 2 + p);
-            const __m512i x = _mm512_loadu_si512(rp.xq + (b + 2 * p) * kQuantBlock);
-            const __m512i d = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, x);
+            const __m512i u = codes64<F>(codes, b / 2 + p);
             const __m512i lanes = _mm512_add_epi32(pair_lanes, _mm512_set1_epi32(int(2 * p)));
-            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(lanes, scale), acc);
+            for (int r = 0; r < NX; ++r) {
+                const __m512i q = _mm512_loadu_si512(x.xq[r] + (b + 2 * p) * kQuantBlock);
+                const __m512i d = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, q);
+                acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d),
+                                         _mm512_permutexvar_ps(lanes, scale[r]), acc[r]);
+            }
         }
         if (nb % 2) {  // an odd last block (rows of 32 · odd columns)
             const int64_t last = b + nb - 1;
-            const __m256i u = codes32<F>(rp.codes + last * (F == QuantFormat::q8 ? 32 : 16));
-            const __m256i x =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rp.xq + last * kQuantBlock));
-            const __m256i d = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x);
-            const __m256 s8 = _mm256_set1_ps(_cvtsh_ss(rp.wscale[last]) * rp.xscale[last]);
-            acc = _mm512_add_ps(acc,
-                                _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(d), s8)));
+            const __m256i u = codes32<F>(codes + last * (F == QuantFormat::q8 ? 32 : 16));
+            const float w = _cvtsh_ss(wscale[last]);
+            for (int r = 0; r < NX; ++r) {
+                const __m256i q = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(x.xq[r] + last * kQuantBlock));
+                const __m256i d = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, q);
+                const __m256 s8 = _mm256_set1_ps(w * x.xscale[r][last]);
+                acc[r] = _mm512_add_ps(
+                    acc[r], _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(d), s8)));
+            }
         }
     }
-    return _mm512_reduce_add_ps(acc) - float(offset) * _mm512_reduce_add_ps(corr);
+    for (int r = 0; r < NX; ++r)
+        out[r] = _mm512_reduce_add_ps(acc[r]) - float(offset) * _mm512_reduce_add_ps(corr[r]);
 }
 
 // ---- AVX2 ------------------------------------------------------------------------------------
@@ -150,29 +170,54 @@ QWEN3TTS_AVX2 float dot_avx2(const RowPair& rp, int offset) {
 
 // ---- Dispatch --------------------------------------------------------------------------------
 
+// Activation rows [i0, i0 + nx) against weight row r, nx <= 4, into y[i, r].
 template <QuantFormat F>
-float dot(Kernel k, const RowPair& rp, int offset) {
-    return k == Kernel::avx512_vnni ? dot_vnni<F>(rp, offset) : dot_avx2<F>(rp, offset);
+void tile(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
+          float* y, int64_t r, int64_t i0, int nx) {
+    const int64_t blocks = w.blocks_per_row();
+    const uint8_t* codes = w.codes.data() + size_t(r) * w.row_code_bytes();
+    const uint16_t* wscale = w.scales.data() + r * blocks;
+    ActRows a{};
+    for (int j = 0; j < nx; ++j) {
+        a.xq[j] = x.q.data() + (i0 + j) * x.cols;
+        a.xscale[j] = x.scales.data() + (i0 + j) * blocks;
+        a.xsum[j] = x.scaled_sums.data() + (i0 + j) * blocks;
+    }
+    float v[4];
+    if (k == Kernel::avx512_vnni) {
+        if (nx == 4)
+            dot_vnni<F, 4>(codes, wscale, blocks, a, w.code_offset(), v);
+        else if (nx == 2)
+            dot_vnni<F, 2>(codes, wscale, blocks, a, w.code_offset(), v);
+        else
+            dot_vnni<F, 1>(codes, wscale, blocks, a, w.code_offset(), v);
+    } else {
+        for (int j = 0; j < nx; ++j)
+            v[j] = dot_avx2<F>(RowPair{codes, wscale, a.xq[j], a.xscale[j], a.xsum[j], blocks},
+                               w.code_offset());
+    }
+    for (int j = 0; j < nx; ++j) y[(i0 + j) * w.rows + r] = v[j] + (bias ? bias[r] : 0.0f);
+}
+
+template <QuantFormat F>
+void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
+          float* y, int64_t r0, int64_t r1) {
+    // Weight row outer, activation rows inner in tiles of 4, 2, 1: the row is read from
+    // memory once for all n, and unpacked once per tile.
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i = 0;
+        for (; i + 4 <= x.rows; i += 4) tile<F>(k, x, w, bias, y, r, i, 4);
+        for (; i + 2 <= x.rows; i += 2) tile<F>(k, x, w, bias, y, r, i, 2);
+        for (; i < x.rows; ++i) tile<F>(k, x, w, bias, y, r, i, 1);
+    }
 }
 
 void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
           float* y, int64_t r0, int64_t r1) {
-    const int64_t blocks = w.blocks_per_row();
-    const int offset = w.code_offset();
-    // Weight row outer, activation rows inner: the row is read from memory once for all n.
-    for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t i = 0; i < x.rows; ++i) {
-            const RowPair rp{w.codes.data() + size_t(r) * w.row_code_bytes(),
-                             w.scales.data() + r * blocks,
-                             x.q.data() + i * x.cols,
-                             x.scales.data() + i * blocks,
-                             x.scaled_sums.data() + i * blocks,
-                             blocks};
-            const float v = w.format == QuantFormat::q8 ? dot<QuantFormat::q8>(k, rp, offset)
-                                                        : dot<QuantFormat::q4>(k, rp, offset);
-            y[i * w.rows + r] = v + (bias ? bias[r] : 0.0f);
-        }
-    }
+    if (w.format == QuantFormat::q8)
+        rows<QuantFormat::q8>(k, x, w, bias, y, r0, r1);
+    else
+        rows<QuantFormat::q4>(k, x, w, bias, y, r0, r1);
 }
 
 }  // namespace
@@ -190,18 +235,41 @@ const char* linear_quant_cpu_kernel() {
 
 void linear_quant_cpu(ThreadPool* pool, const QuantizedActivations& x, const QuantizedWeights& w,
                       const float* bias, float* y) {
-    QWEN3TTS_ASSERT(x.cols == w.cols);
+    const QuantizedWeights* ws[1] = {&w};
+    const float* biases[1] = {bias};
+    float* ys[1] = {y};
+    linear_quant_cpu_group(pool, x, ws, biases, ys, 1);
+}
+
+void linear_quant_cpu_group(ThreadPool* pool, const QuantizedActivations& x,
+                            const QuantizedWeights* const* ws, const float* const* biases,
+                            float* const* ys, int count) {
+    int64_t total = 0;
+    size_t bytes = 0;
+    for (int j = 0; j < count; ++j) {
+        QWEN3TTS_ASSERT(x.cols == ws[j]->cols);
+        total += ws[j]->rows;
+        bytes += ws[j]->nbytes();
+    }
     const Kernel k = active_kernel();  // here, not in the workers: it may throw
     if (k == Kernel::generic) {
-        linear_quant_reference(x, w, bias, y);
+        for (int j = 0; j < count; ++j) linear_quant_reference(x, *ws[j], biases[j], ys[j]);
         return;
     }
-    auto body = [&](int64_t r0, int64_t r1) { rows(k, x, w, bias, y, r0, r1); };
+    // [r0, r1) of the concatenated output rows, mapped back to each matrix.
+    auto body = [&](int64_t r0, int64_t r1) {
+        int64_t offset = 0;
+        for (int j = 0; j < count; ++j) {
+            const int64_t b = std::max(r0, offset), e = std::min(r1, offset + ws[j]->rows);
+            if (b < e) rows(k, x, *ws[j], biases[j], ys[j], b - offset, e - offset);
+            offset += ws[j]->rows;
+        }
+    };
     // Small layers are not worth waking the other threads for.
-    if (pool && w.nbytes() * size_t(x.rows) >= (64u << 10))
-        pool->parallel_for(w.rows, 16, body);
+    if (pool && bytes * size_t(x.rows) >= (64u << 10))
+        pool->parallel_for(total, 16, body);
     else
-        body(0, w.rows);
+        body(0, total);
 }
 
 }  // namespace qwen3tts::backend

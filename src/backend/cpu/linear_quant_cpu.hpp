@@ -16,6 +16,12 @@ namespace qwen3tts::backend {
 void linear_quant_cpu(ThreadPool* pool, const QuantizedActivations& x, const QuantizedWeights& w,
                       const float* bias, float* y);
 
+// The same for several weight matrices of one input (q/k/v, gate/up), all of its width: their
+// output rows are split across the threads as one range, in one parallel region.
+void linear_quant_cpu_group(ThreadPool* pool, const QuantizedActivations& x,
+                            const QuantizedWeights* const* ws, const float* const* biases,
+                            float* const* ys, int count);
+
 // "avx512-vnni", "avx2" or "generic": the kernel linear_quant_cpu runs now.
 const char* linear_quant_cpu_kernel();
 
