@@ -133,3 +133,66 @@ INSTANTIATE_TEST_SUITE_P(Isa, LinearGroup, testing_isa::kAllLevels, testing_isa:
 
 }  // namespace
 }  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// The sum of one output as the SIMD kernels form it: `lanes` accumulators, lane l summing the
+// products of columns k ≡ l (mod lanes) in order with a fused multiply-add, then the kernels'
+// horizontal sum (AVX-512: halves, quarters, pairs; AVX2: hsum256), plus the bias.
+float lane_ordered_dot(const float* x, const uint16_t* w, int64_t in, int lanes, float bias) {
+    float acc[16] = {};
+    for (int64_t k = 0; k < in; k += lanes)
+        for (int l = 0; l < lanes; ++l) acc[l] = std::fma(bf16_to_f32(w[k + l]), x[k + l], acc[l]);
+    float t[8];
+    if (lanes == 16) {
+        for (int l = 0; l < 8; ++l) t[l] = acc[l + 8] + acc[l];
+    } else {
+        for (int l = 0; l < 8; ++l) t[l] = acc[l];
+    }
+    const float q[4] = {t[4] + t[0], t[5] + t[1], t[6] + t[2], t[7] + t[3]};
+    return (q[0] + q[2]) + (q[1] + q[3]) + bias;
+}
+
+// The bf16 kernels (the default, exact path) give every output bit for bit the value of the
+// lane-ordered sum above, whatever the number of input rows n (register tiles of 4, 2 and 1)
+// and the thread count: golden results cannot move when streams are batched.
+class LinearBf16Order : public testing_isa::AtLevel {};
+
+TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
+    if (GetParam() == cpu::Isa::generic) GTEST_SKIP() << "the reference loop has its own order";
+    const int lanes = GetParam() == cpu::Isa::avx512 ? 16 : 8;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t out = 150, in = 1024;  // 37 blocks of 4 rows and a tail of 2
+    std::vector<uint16_t> w(size_t(out * in));
+    for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
+    std::vector<float> bias(static_cast<size_t>(out));
+    for (auto& v : bias) v = dist(rng);
+    const TensorView view{"w", DType::bf16, {out, in}, w.data()};
+    for (int64_t n : {1, 2, 3, 4, 7, 16}) {
+        std::vector<float> x(size_t(n * in));
+        for (auto& v : x) v = dist(rng);
+        for (int threads : {1, 2, 3}) {
+            ThreadPool pool(threads);
+            for (const float* b :
+                 {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+                std::vector<float> y(size_t(n * out));
+                backend::linear({backend::KernelSet::fast, &pool}, x.data(), n, view, b, y.data());
+                for (int64_t i = 0; i < n; ++i)
+                    for (int64_t r = 0; r < out; ++r)
+                        ASSERT_EQ(y[size_t(i * out + r)],
+                                  lane_ordered_dot(x.data() + i * in, w.data() + r * in, in, lanes,
+                                                   b ? b[r] : 0.0f))
+                            << "n " << n << " row " << i << " out " << r << ", " << threads
+                            << " threads";
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, LinearBf16Order, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
+
+}  // namespace
+}  // namespace qwen3tts

@@ -34,6 +34,34 @@ struct Avx512F32 {
     }
 };
 
+// Weight rows r .. r+3 against input rows i0 .. i0+NX-1: each weight vector is loaded (and
+// widened) once for the NX inputs. Every output keeps its own accumulator, summed over k in
+// order and reduced by _mm512_reduce_add_ps, so its value does not depend on NX, n or the
+// thread split (batch invariance), and equals the one-row loop's bit for bit.
+template <typename Load, int NX>
+QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const void* const* w,
+                                        const float* bias, float* y, int64_t out, int64_t r,
+                                        int64_t i0) {
+    __m512 acc[NX][kRowBlock];
+    for (int c = 0; c < NX; ++c)
+        for (int j = 0; j < kRowBlock; ++j) acc[c][j] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < in; k += 16) {
+        const __m512 w0 = Load::load(w[0], k), w1 = Load::load(w[1], k);
+        const __m512 w2 = Load::load(w[2], k), w3 = Load::load(w[3], k);
+        for (int c = 0; c < NX; ++c) {
+            const __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
+            acc[c][0] = _mm512_fmadd_ps(w0, xv, acc[c][0]);
+            acc[c][1] = _mm512_fmadd_ps(w1, xv, acc[c][1]);
+            acc[c][2] = _mm512_fmadd_ps(w2, xv, acc[c][2]);
+            acc[c][3] = _mm512_fmadd_ps(w3, xv, acc[c][3]);
+        }
+    }
+    for (int c = 0; c < NX; ++c)
+        for (int j = 0; j < kRowBlock; ++j)
+            y[(i0 + c) * out + r + j] =
+                _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
+}
+
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
 QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
@@ -41,27 +69,13 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                                  int64_t r1) {
     int64_t r = r0;
     for (; r + kRowBlock <= r1; r += kRowBlock) {
-        const void* w0 = w + size_t(r) * row_bytes;
-        const void* w1 = w + size_t(r + 1) * row_bytes;
-        const void* w2 = w + size_t(r + 2) * row_bytes;
-        const void* w3 = w + size_t(r + 3) * row_bytes;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* xi = x + i * in;
-            __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-            __m512 a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-            for (int64_t k = 0; k < in; k += 16) {
-                const __m512 xv = _mm512_loadu_ps(xi + k);
-                a0 = _mm512_fmadd_ps(Load::load(w0, k), xv, a0);
-                a1 = _mm512_fmadd_ps(Load::load(w1, k), xv, a1);
-                a2 = _mm512_fmadd_ps(Load::load(w2, k), xv, a2);
-                a3 = _mm512_fmadd_ps(Load::load(w3, k), xv, a3);
-            }
-            float* yi = y + i * out + r;
-            yi[0] = _mm512_reduce_add_ps(a0) + (bias ? bias[r] : 0.0f);
-            yi[1] = _mm512_reduce_add_ps(a1) + (bias ? bias[r + 1] : 0.0f);
-            yi[2] = _mm512_reduce_add_ps(a2) + (bias ? bias[r + 2] : 0.0f);
-            yi[3] = _mm512_reduce_add_ps(a3) + (bias ? bias[r + 3] : 0.0f);
-        }
+        const void* wr[kRowBlock];
+        for (int j = 0; j < kRowBlock; ++j) wr[j] = w + size_t(r + j) * row_bytes;
+        // Input rows in register tiles of 4, 2, 1 (up to 16 accumulators).
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) tile_avx512<Load, 4>(x, in, wr, bias, y, out, r, i);
+        for (; i + 2 <= n; i += 2) tile_avx512<Load, 2>(x, in, wr, bias, y, out, r, i);
+        for (; i < n; ++i) tile_avx512<Load, 1>(x, in, wr, bias, y, out, r, i);
     }
     for (; r < r1; ++r) {
         const void* w0 = w + size_t(r) * row_bytes;
