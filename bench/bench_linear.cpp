@@ -2,7 +2,9 @@
 // every talker and code-predictor step. Every timing is taken in rounds that alternate the
 // kernel with a plain multi-threaded read of the same bytes, so that a busy machine slows both
 // alike and their ratio stays meaningful; medians.
-//   bench_linear [threads] [--shapes] [--steps]   (both parts when neither is named)
+//   bench_linear [threads] [--shapes] [--steps] [--n N] [--only NAME]
+// (both parts when neither is named; --n: only that number of rows; --only: only the shapes or
+// components whose name starts with NAME)
 // --shapes: per model shape and n (rows of x = streams stepped at once), GB/s of weight bytes
 //   for bf16, q8 and q4, and the share of the plain read of the same bytes.
 // --steps: one decoder step per component (talker, code predictor) replayed with the backend
@@ -28,6 +30,14 @@ using backend::LinearWeights;
 using backend::QuantFormat;
 
 namespace {
+
+int64_t g_only_n = 0;          // --n
+const char* g_only = nullptr;  // --only
+
+bool selected(const char* name, int64_t n) {
+    return (g_only_n == 0 || n == g_only_n) &&
+           (!g_only || std::strncmp(name, g_only, std::strlen(g_only)) == 0);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -97,12 +107,14 @@ void bench_shapes(ThreadPool& pool) {
     std::printf("%-11s %3s %-5s %8s %9s %9s %8s\n", "shape", "n", "type", "GB/s", "us/call",
                 "read GB/s", "of read");
     for (const Shape& s : shapes) {
+        if (!selected(s.name, g_only_n ? g_only_n : 1)) continue;
         // Enough copies to exceed the caches, cycled through.
         const size_t bytes = size_t(s.out * s.in) * 2;
         const int copies = int(std::max<size_t>(2, (size_t(160) << 20) / bytes));
         std::vector<Matrix> m;
         for (int c = 0; c < copies; ++c) m.emplace_back(s.out, s.in, uint32_t(c + 1), &pool);
         for (int64_t n : {1, 2, 4, 8, 16}) {
+            if (!selected(s.name, n)) continue;
             std::vector<float> x(size_t(n * s.in)), y(size_t(n * s.out));
             std::mt19937 rng(7);
             std::normal_distribution<float> dist;
@@ -256,6 +268,7 @@ void bench_steps(ThreadPool& pool, int threads) {
                     threads);
     }
     for (const StackShape& s : stacks) {
+        if (!selected(s.name, g_only_n ? g_only_n : 1)) continue;
         std::vector<Layer> layers;
         for (int64_t i = 0; i < s.distinct; ++i)
             layers.emplace_back(s, uint32_t(100 + 10 * i), &pool);
@@ -265,6 +278,7 @@ void bench_steps(ThreadPool& pool, int threads) {
                 frame_bytes += layers[size_t(il % s.distinct)].nbytes(f);
             frame_bytes *= size_t(s.steps);
             for (int64_t n : {1, 4, 16}) {
+                if (!selected(s.name, n)) continue;
                 const int reps = 7;
                 std::vector<double> per_op[kOps], total, read;
                 for (int r = 0; r < reps; ++r) {
@@ -309,6 +323,10 @@ int main(int argc, char** argv) {
             shapes = true;
         else if (std::strcmp(argv[i], "--steps") == 0)
             steps = true;
+        else if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc)
+            g_only_n = std::atoll(argv[++i]);
+        else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            g_only = argv[++i];
         else
             threads = std::atoi(argv[i]);
     }
