@@ -11,10 +11,13 @@ namespace qwen3tts::backend {
 void linear(const ExecContext& ctx, const float* x, int64_t n, const TensorView& w,
             const float* bias, float* y) {
     QWEN3TTS_ASSERT(w.shape.size() == 2);
-    if (ctx.kernels == KernelSet::reference)
+    if (ctx.kernels == KernelSet::reference) {
         linear_reference(x, n, w, bias, y);
-    else
-        linear_cpu(ctx.pool, x, n, w, bias, y);
+        return;
+    }
+    const TensorView* ws[1] = {&w};
+    if (ctx.bf16_activations && linear_cpu_bf16_dot(ctx.pool, x, n, ws, &bias, &y, 1)) return;
+    linear_cpu(ctx.pool, x, n, w, bias, y);
 }
 
 namespace {
@@ -48,6 +51,10 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Tenso
         for (int j = 0; j < count; ++j) linear_reference(x, n, *ws[j], nullptr, ys[j]);
         return;
     }
+    const float* biases[4] = {};
+    if (ctx.bf16_activations && count <= 4 &&
+        linear_cpu_bf16_dot(ctx.pool, x, n, ws, biases, ys, count))
+        return;
     linear_cpu_group(ctx.pool, x, n, ws, ys, count);
 }
 

@@ -26,6 +26,10 @@ const char* fast_kernel_level();
 struct ExecContext {
     KernelSet kernels = KernelSet::fast;
     ThreadPool* pool = nullptr;  // may be null: single-threaded
+    // Opt-in approximation, off by default: linears on bf16 weights round their input rows to
+    // bf16 and multiply with AVX512_BF16 dot products (vdpbf16ps) on the raw weights, where the
+    // CPU has them (else the exact path runs). Rows stay batch invariant.
+    bool bf16_activations = false;
 };
 
 // ---- Linear layers on checkpoint weights -------------------------------------------------

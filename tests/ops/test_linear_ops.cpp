@@ -196,3 +196,73 @@ INSTANTIATE_TEST_SUITE_P(Isa, LinearBf16Order, testing_isa::kAllLevels,
 
 }  // namespace
 }  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// The opt-in bf16-activation path (vdpbf16ps on the raw weights): the exact sum of products of
+// the bf16-rounded inputs with the weights up to f32 summation order, every row bit for bit the
+// same whatever n and the thread count, the exact path where it does not apply.
+TEST(LinearBf16Activations, IsTheProductOfRoundedInputsAndBatchInvariant) {
+    if (!__builtin_cpu_supports("avx512bf16") || cpu::active_isa() != cpu::Isa::avx512)
+        GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+    std::mt19937 rng(9);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t out = 262, in = 1024;  // 65 blocks of 4 rows and a tail of 2
+    std::vector<uint16_t> w(size_t(out * in));
+    for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
+    std::vector<float> bias(static_cast<size_t>(out));
+    for (auto& v : bias) v = dist(rng);
+    const TensorView view{"w", DType::bf16, {out, in}, w.data()};
+    const int64_t n = 7;
+    std::vector<float> x(size_t(n * in));
+    for (auto& v : x) v = dist(rng);
+    ThreadPool pool(2);
+    const backend::ExecContext approx{backend::KernelSet::fast, &pool, true};
+    std::vector<float> y(size_t(n * out)), exact(y.size()), solo(static_cast<size_t>(out));
+    backend::linear(approx, x.data(), n, view, bias.data(), y.data());
+    backend::linear({backend::KernelSet::fast, &pool}, x.data(), n, view, bias.data(),
+                    exact.data());
+    double err2 = 0, ref2 = 0;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t r = 0; r < out; ++r) {
+            double s = bias[size_t(r)];
+            for (int64_t k = 0; k < in; ++k)
+                s += double(bf16_to_f32(w[size_t(r * in + k)])) *
+                     bf16_to_f32(f32_to_bf16(x[size_t(i * in + k)]));
+            EXPECT_NEAR(y[size_t(i * out + r)], s, 2e-5 * std::max(1.0, std::fabs(s)));
+            const double e = double(y[size_t(i * out + r)]) - exact[size_t(i * out + r)];
+            err2 += e * e;
+            ref2 += double(exact[size_t(i * out + r)]) * exact[size_t(i * out + r)];
+        }
+    // Rounding the inputs to 8 bits of mantissa: about 0.2 % relative RMS here, not more.
+    EXPECT_LT(std::sqrt(err2 / ref2), 0.01);
+    EXPECT_GT(std::sqrt(err2 / ref2), 0.0) << "the exact path ran instead";
+    for (int threads : {1, 3}) {
+        ThreadPool p(threads);
+        for (int64_t i = 0; i < n; ++i) {
+            backend::linear({backend::KernelSet::fast, &p, true}, x.data() + i * in, 1, view,
+                            bias.data(), solo.data());
+            for (int64_t r = 0; r < out; ++r)
+                ASSERT_EQ(solo[size_t(r)], y[size_t(i * out + r)])
+                    << "row " << i << " out " << r << ", " << threads << " threads";
+        }
+    }
+    // A group (q/k/v) equals its separate linears.
+    const TensorView* ws[2] = {&view, &view};
+    std::vector<float> g0(y.size()), g1(y.size()), sep(y.size());
+    float* ys[2] = {g0.data(), g1.data()};
+    backend::linear_group(approx, x.data(), n, ws, ys, 2);
+    backend::linear(approx, x.data(), n, view, nullptr, sep.data());
+    EXPECT_EQ(g0, sep);
+    EXPECT_EQ(g1, sep);
+    // A width that is not a multiple of 32: the exact path.
+    const TensorView narrow{"w", DType::bf16, {4, 48}, w.data()};
+    std::vector<float> a(4), b(4);
+    backend::linear(approx, x.data(), 1, narrow, nullptr, a.data());
+    backend::linear({backend::KernelSet::fast, &pool}, x.data(), 1, narrow, nullptr, b.data());
+    EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace qwen3tts
