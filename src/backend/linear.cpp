@@ -24,9 +24,13 @@ namespace {
 
 // x quantized per block for the integer kernels, in a buffer reused per thread (a linear never
 // runs inside another on the same thread): no allocation once it has grown.
-const QuantizedActivations& quantized_input(const float* x, int64_t n, int64_t cols) {
+const QuantizedActivations& quantized_input(const ExecContext& ctx, const float* x, int64_t n,
+                                            int64_t cols) {
     thread_local QuantizedActivations xq;
-    xq.quantize(x, n, cols);
+    if (ctx.kernels == KernelSet::reference)
+        xq.quantize(x, n, cols);
+    else
+        quantize_activations_cpu(x, n, cols, xq);
     return xq;
 }
 
@@ -42,7 +46,7 @@ void linear_quantized(const ExecContext& ctx, const QuantizedActivations& xq,
 
 void linear(const ExecContext& ctx, const float* x, int64_t n, const QuantizedWeights& w,
             const float* bias, float* y) {
-    linear_quantized(ctx, quantized_input(x, n, w.cols), w, bias, y);
+    linear_quantized(ctx, quantized_input(ctx, x, n, w.cols), w, bias, y);
 }
 
 void linear_group(const ExecContext& ctx, const float* x, int64_t n, const TensorView* const* ws,
@@ -80,7 +84,7 @@ void linear_group(const ExecContext& ctx, const float* x, int64_t n, const Linea
     bool all_quantized = true;
     for (int j = 0; j < count; ++j) all_quantized = all_quantized && ws[j]->quantized();
     if (all_quantized) {  // the shared input quantized once, one parallel region
-        const QuantizedActivations& xq = quantized_input(x, n, ws[0]->cols());
+        const QuantizedActivations& xq = quantized_input(ctx, x, n, ws[0]->cols());
         const QuantizedWeights* qs[4];
         const float* biases[4] = {};
         for (int j = 0; j < count; ++j) qs[j] = ws[j]->quantized();

@@ -333,3 +333,46 @@ TEST(QuantLinearAccuracy, NonFiniteInputGivesNaNNotAFiniteGuess) {
 
 }  // namespace
 }  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// The SIMD activation quantizer of the fast linears gives exactly the portable rule's codes,
+// scales and sums, at every level: Gaussian rows, an all-zero block, a block with an infinity,
+// one with a NaN, ties at .5, and a block of subnormals (whose 127 / max overflows).
+class QuantizeActivations : public testing_isa::AtLevel {};
+
+TEST_P(QuantizeActivations, EqualsThePortableRule) {
+    std::mt19937 rng(12);
+    std::normal_distribution<float> dist(0.0f, 3.0f);
+    const int64_t n = 3, cols = 1024;
+    std::vector<float> x(size_t(n * cols));
+    for (auto& v : x) v = dist(rng);
+    std::fill_n(x.begin() + 32, 32, 0.0f);
+    x[70] = std::numeric_limits<float>::infinity();
+    x[100] = std::numeric_limits<float>::quiet_NaN();
+    for (int j = 0; j < 32; ++j) x[size_t(128 + j)] = float(j - 16) * 0.5f + 0.25f;  // ties
+    x[159] = 127.0f;
+    for (int j = 0; j < 32; ++j) x[size_t(192 + j)] = float(j) * 1e-40f;  // subnormals
+    backend::QuantizedActivations portable, fast;
+    portable.quantize(x.data(), n, cols);
+    backend::quantize_activations_cpu(x.data(), n, cols, fast);
+    ASSERT_EQ(fast.rows, n);
+    ASSERT_EQ(fast.cols, cols);
+    EXPECT_EQ(fast.q, portable.q);
+    ASSERT_EQ(fast.scales.size(), portable.scales.size());
+    for (size_t b = 0; b < fast.scales.size(); ++b) {
+        if (std::isnan(portable.scales[b])) {
+            EXPECT_TRUE(std::isnan(fast.scales[b]) && std::isnan(fast.scaled_sums[b])) << b;
+            continue;
+        }
+        EXPECT_EQ(fast.scales[b], portable.scales[b]) << "block " << b;
+        EXPECT_EQ(fast.scaled_sums[b], portable.scaled_sums[b]) << "block " << b;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, QuantizeActivations, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
+
+}  // namespace
+}  // namespace qwen3tts

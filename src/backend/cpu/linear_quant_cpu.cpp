@@ -1,6 +1,8 @@
 #include "backend/cpu/linear_quant_cpu.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
@@ -168,6 +170,57 @@ QWEN3TTS_AVX2 float dot_avx2(const RowPair& rp, int offset) {
     return hsum256(acc) - float(F == QuantFormat::q4 ? offset : 0) * corr;
 }
 
+// ---- Activations -----------------------------------------------------------------------------
+
+// Blocks [0, blocks) of x: the rule of QuantizedActivations::quantize, 32 values in two
+// registers. x · (127 / max) rounded to nearest even (as lrint in the default mode).
+QWEN3TTS_AVX512 void quantize_blocks_avx512(const float* x, int64_t blocks, int8_t* q,
+                                            float* scales, float* sums) {
+    const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    for (int64_t b = 0; b < blocks; ++b) {
+        const __m512 x0 = _mm512_loadu_ps(x + b * kQuantBlock);
+        const __m512 x1 = _mm512_loadu_ps(x + b * kQuantBlock + 16);
+        // x - x is 0 for a finite value, NaN for an infinity or a NaN.
+        const __mmask16 finite =
+            _mm512_cmp_ps_mask(_mm512_sub_ps(x0, x0), _mm512_setzero_ps(), _CMP_EQ_OQ) &
+            _mm512_cmp_ps_mask(_mm512_sub_ps(x1, x1), _mm512_setzero_ps(), _CMP_EQ_OQ);
+        if (finite != 0xffff) {
+            std::fill_n(q + b * kQuantBlock, kQuantBlock, int8_t(0));
+            scales[b] = sums[b] = std::numeric_limits<float>::quiet_NaN();
+            continue;
+        }
+        const float max_abs = _mm512_reduce_max_ps(
+            _mm512_max_ps(_mm512_and_ps(x0, abs_mask), _mm512_and_ps(x1, abs_mask)));
+        const float scale = max_abs / 127.0f;
+        const float inv_s = max_abs > 0 ? 127.0f / max_abs : 0.0f;
+        if (!std::isfinite(inv_s)) {  // a block of subnormals: the scalar rule's conversions
+            int sum = 0;
+            for (int64_t j = 0; j < kQuantBlock; ++j) {
+                const float v = x[b * kQuantBlock + j] * inv_s;
+                sum += q[b * kQuantBlock + j] = int8_t(std::clamp(int(std::lrint(v)), -127, 127));
+            }
+            scales[b] = scale;
+            sums[b] = scale * float(sum);
+            continue;
+        }
+        const __m512 inv = _mm512_set1_ps(inv_s);
+        const __m512i q0 = _mm512_min_epi32(
+            hi, _mm512_max_epi32(
+                    lo, _mm512_cvt_roundps_epi32(_mm512_mul_ps(x0, inv),
+                                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+        const __m512i q1 = _mm512_min_epi32(
+            hi, _mm512_max_epi32(
+                    lo, _mm512_cvt_roundps_epi32(_mm512_mul_ps(x1, inv),
+                                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + b * kQuantBlock), _mm512_cvtepi32_epi8(q0));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + b * kQuantBlock + 16),
+                         _mm512_cvtepi32_epi8(q1));
+        scales[b] = scale;
+        sums[b] = scale * float(_mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1)));
+    }
+}
+
 // ---- Dispatch --------------------------------------------------------------------------------
 
 // Activation rows [i0, i0 + nx) against weight row r, nx <= 4, into y[i, r].
@@ -221,6 +274,21 @@ void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, co
 }
 
 }  // namespace
+
+void quantize_activations_cpu(const float* x, int64_t n, int64_t cols, QuantizedActivations& out) {
+    if (cpu::active_isa() != cpu::Isa::avx512) {
+        out.quantize(x, n, cols);
+        return;
+    }
+    QWEN3TTS_ASSERT(cols % kQuantBlock == 0);
+    out.rows = n;
+    out.cols = cols;
+    const int64_t blocks = n * cols / kQuantBlock;
+    out.q.resize(size_t(n * cols));
+    out.scales.resize(size_t(blocks));
+    out.scaled_sums.resize(size_t(blocks));
+    quantize_blocks_avx512(x, blocks, out.q.data(), out.scales.data(), out.scaled_sums.data());
+}
 
 const char* linear_quant_cpu_kernel() {
     switch (active_kernel()) {
