@@ -188,24 +188,41 @@ QWEN3TTS_AVX2 void rows_range_avx2(const Args& a, int64_t task_begin, int64_t ta
 // than the work: a code-predictor step's attention over at most 17 keys runs on the caller.
 constexpr int64_t kParallelMacs = int64_t(1) << 18;
 
-void attention_rows(const ExecContext& ctx, const Args& a) {
+// The row schedule over `count` independent attentions (streams) as one range of tasks, a
+// task being one query row × head: one parallel region for all of them.
+void attention_rows(const ExecContext& ctx, const Args* streams, int64_t count) {
+    const AttentionShape& s = streams[0].s;
     const cpu::Isa isa =
         ctx.kernels == KernelSet::fast ? cpu::active_isa() : cpu::Isa::generic;  // may throw
-    const bool avx512 = isa == cpu::Isa::avx512 && a.s.head_dim % 16 == 0;
-    const bool avx2 = !avx512 && isa != cpu::Isa::generic && a.s.head_dim % 8 == 0;
+    const bool avx512 = isa == cpu::Isa::avx512 && s.head_dim % 16 == 0;
+    const bool avx2 = !avx512 && isa != cpu::Isa::generic && s.head_dim % 8 == 0;
+    int64_t tasks = 0, macs = 0, longest = 0;
+    for (int64_t j = 0; j < count; ++j) {
+        const Args& a = streams[j];
+        tasks += a.n * s.n_head;
+        macs += a.n * s.n_head * (a.q_pos0 + a.n) * s.head_dim * 2;
+        longest = std::max(longest, a.q_pos0 + a.n);
+    }
     auto run = [&](int64_t begin, int64_t end) {
         // Grows to the longest context seen, then stays: no allocation in the steady state.
         thread_local std::vector<float> scores;
-        if (scores.size() < size_t(a.q_pos0 + a.n)) scores.resize(size_t(a.q_pos0 + a.n) * 2);
-        if (avx512)
-            rows_range_avx512(a, begin, end, scores.data());
-        else if (avx2)
-            rows_range_avx2(a, begin, end, scores.data());
-        else
-            rows_range(a, begin, end, scores.data());
+        if (scores.size() < size_t(longest)) scores.resize(size_t(longest) * 2);
+        int64_t first = 0;  // the first task of stream j
+        for (int64_t j = 0; j < count && first < end; ++j) {
+            const Args& a = streams[j];
+            const int64_t n_tasks = a.n * s.n_head;
+            const int64_t b = std::max(begin, first) - first;
+            const int64_t e = std::min(end, first + n_tasks) - first;
+            first += n_tasks;
+            if (b >= e) continue;
+            if (avx512)
+                rows_range_avx512(a, b, e, scores.data());
+            else if (avx2)
+                rows_range_avx2(a, b, e, scores.data());
+            else
+                rows_range(a, b, e, scores.data());
+        }
     };
-    const int64_t tasks = a.n * a.s.n_head;
-    const int64_t macs = tasks * (a.q_pos0 + a.n) * a.s.head_dim * 2;
     if (ctx.pool && ctx.kernels == KernelSet::fast && macs >= kParallelMacs)
         ctx.pool->parallel_for(tasks, 1, run);
     else
@@ -264,7 +281,7 @@ void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float*
     if (n <= 0) return;
     const Args a{q, ldq, k, v, ld_kv, n, q_pos0, s, out, ldo};
     if (ctx.kernels == KernelSet::reference || n < kGemmMinRows) {
-        attention_rows(ctx, a);
+        attention_rows(ctx, &a, 1);
         return;
     }
     auto run = [&](int64_t h_begin, int64_t h_end) { gemm_heads(a, h_begin, h_end); };
@@ -272,6 +289,28 @@ void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float*
         ctx.pool->parallel_for(s.n_head, 1, run);
     else
         run(0, s.n_head);
+}
+
+void attention_streams(const ExecContext& ctx, const float* q, int64_t ldq, const float* const* k,
+                       const float* const* v, int64_t ld_kv, const int64_t* pos, int64_t n,
+                       const AttentionShape& s, float* out, int64_t ldo) {
+    QWEN3TTS_ASSERT(s.n_head > 0 && s.n_head_kv > 0 && s.n_head % s.n_head_kv == 0);
+    QWEN3TTS_ASSERT(s.head_dim > 0 && s.window >= 0);
+    if (n <= 0) return;
+    // A step of 16 streams at most in practice: the per-stream arguments stay on the stack
+    // up to that, beyond it in a buffer reused per thread.
+    Args local[16];
+    thread_local std::vector<Args> grown;
+    Args* streams = local;
+    if (n > 16) {
+        grown.resize(size_t(n));
+        streams = grown.data();
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        QWEN3TTS_ASSERT(pos[i] >= 0);
+        streams[i] = Args{q + i * ldq, ldq, k[i], v[i], ld_kv, 1, pos[i], s, out + i * ldo, ldo};
+    }
+    attention_rows(ctx, streams, n);
 }
 
 }  // namespace qwen3tts::backend

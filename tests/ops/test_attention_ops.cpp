@@ -143,6 +143,44 @@ TEST_P(AttentionRowsAtLevel, MatchesNaiveAndRowsDoNotDependOnTheBatch) {
 INSTANTIATE_TEST_SUITE_P(Isa, AttentionRowsAtLevel, testing_isa::kAllLevels,
                          testing_isa::level_test_name);
 
+// Several streams' decode steps in one call (each its own cache and position): every row bit
+// for bit what attention() gives that stream alone, at every level, for any stream count.
+class AttentionStreamsAtLevel : public testing_isa::AtLevel {};
+
+TEST_P(AttentionStreamsAtLevel, EachRowEqualsItsStreamAlone) {
+    std::mt19937 rng(13);
+    ThreadPool pool(2);
+    const backend::AttentionShape shape{16, 8, 128, 0};
+    const int64_t ldq = 16 * 128, ld_kv = 8 * 128 + 2, ldo = 16 * 128;
+    for (int64_t n : {1, 3, 17}) {
+        std::vector<std::vector<float>> ks, vs;
+        std::vector<const float*> kp, vp;
+        std::vector<int64_t> pos;
+        for (int64_t i = 0; i < n; ++i) {
+            pos.push_back((i * 37) % 90);  // 0 .. 89 keys before the query
+            ks.push_back(random_vec(size_t((pos.back() + 1) * ld_kv), rng));
+            vs.push_back(random_vec(size_t((pos.back() + 1) * ld_kv), rng));
+            kp.push_back(ks.back().data());
+            vp.push_back(vs.back().data());
+        }
+        const auto q = random_vec(size_t(n * ldq), rng);
+        std::vector<float> all(size_t(n * ldo), 7.0f), one(static_cast<size_t>(ldo));
+        backend::attention_streams({backend::KernelSet::fast, &pool}, q.data(), ldq, kp.data(),
+                                   vp.data(), ld_kv, pos.data(), n, shape, all.data(), ldo);
+        for (int64_t i = 0; i < n; ++i) {
+            backend::attention({backend::KernelSet::fast, nullptr}, q.data() + i * ldq, ldq,
+                               kp[size_t(i)], vp[size_t(i)], ld_kv, 1, pos[size_t(i)], shape,
+                               one.data(), ldo);
+            for (int64_t j = 0; j < ldo; ++j)
+                ASSERT_EQ(one[size_t(j)], all[size_t(i * ldo + j)])
+                    << n << " streams, row " << i << " col " << j;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, AttentionStreamsAtLevel, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
+
 TEST(SharedOps, RopeRotatesHalvesWithStride) {
     std::mt19937 rng(3);
     const int64_t n = 3, n_head = 2, hd = 8, ldx = n_head * hd + 4;
