@@ -45,11 +45,14 @@ QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const void* 
                                         const float* bias, float* y, int64_t out, int64_t r,
                                         int64_t i0) {
     __m512 acc[NX][kRowBlock];
+#pragma GCC unroll 4
     for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
         for (int j = 0; j < kRowBlock; ++j) acc[c][j] = _mm512_setzero_ps();
     for (int64_t k = 0; k < in; k += 16) {
         const __m512 w0 = Load::load(w[0], k), w1 = Load::load(w[1], k);
         const __m512 w2 = Load::load(w[2], k), w3 = Load::load(w[3], k);
+#pragma GCC unroll 4
         for (int c = 0; c < NX; ++c) {
             const __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
             acc[c][0] = _mm512_fmadd_ps(w0, xv, acc[c][0]);
@@ -58,7 +61,9 @@ QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const void* 
             acc[c][3] = _mm512_fmadd_ps(w3, xv, acc[c][3]);
         }
     }
+#pragma GCC unroll 4
     for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
         for (int j = 0; j < kRowBlock; ++j)
             y[(i0 + c) * out + r + j] =
                 _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
@@ -72,6 +77,7 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
     int64_t r = r0;
     for (; r + kRowBlock <= r1; r += kRowBlock) {
         const void* wr[kRowBlock];
+#pragma GCC unroll 4
         for (int j = 0; j < kRowBlock; ++j) wr[j] = w + size_t(r + j) * row_bytes;
         // Input rows in register tiles of 4, 2, 1 (up to 16 accumulators).
         int64_t i = 0;
@@ -111,17 +117,24 @@ QWEN3TTS_AVX512_BF16 inline void tile_dpbf16(const uint16_t* xb, int64_t in,
                                              const uint16_t* const* w, const float* bias, float* y,
                                              int64_t out, int64_t r, int64_t i0) {
     __m512 acc[NX][NR];
+#pragma GCC unroll 4
     for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_setzero_ps();
     for (int64_t k = 0; k < in; k += 32) {
         __m512bh wv[NR];
+#pragma GCC unroll 4
         for (int j = 0; j < NR; ++j) wv[j] = __m512bh(_mm512_loadu_si512(w[j] + k));
+#pragma GCC unroll 4
         for (int c = 0; c < NX; ++c) {
             const __m512bh xv = __m512bh(_mm512_loadu_si512(xb + (i0 + c) * in + k));
+#pragma GCC unroll 4
             for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_dpbf16_ps(acc[c][j], wv[j], xv);
         }
     }
+#pragma GCC unroll 4
     for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
         for (int j = 0; j < NR; ++j)
             y[(i0 + c) * out + r + j] =
                 _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
@@ -143,6 +156,7 @@ void rows_dpbf16(const uint16_t* xb, int64_t n, const TensorView& wt, const floa
     int64_t r = r0;
     for (; r + kRowBlock <= r1; r += kRowBlock) {
         const uint16_t* w[kRowBlock];
+#pragma GCC unroll 4
         for (int j = 0; j < kRowBlock; ++j) w[j] = base + (r + j) * in;
         rows_dpbf16_tiles<kRowBlock>(xb, n, w, in, bias, y, out, r);
     }

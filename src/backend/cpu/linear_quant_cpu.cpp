@@ -81,11 +81,13 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
     // Lanes 0-7 of a vpdpbusd result sum the pair's first block, lanes 8-15 its second.
     const __m512i pair_lanes = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 acc[NX], corr[NX], scale[NX];
+#pragma GCC unroll 4
     for (int r = 0; r < NX; ++r) acc[r] = corr[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < blocks; b += 16) {
         const int64_t nb = std::min<int64_t>(16, blocks - b);
         const __mmask16 m = __mmask16((1u << nb) - 1u);
         const __m512 ws = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, wscale + b));
+#pragma GCC unroll 4
         for (int r = 0; r < NX; ++r) {
             corr[r] = _mm512_fmadd_ps(ws, _mm512_maskz_loadu_ps(m, x.xsum[r] + b), corr[r]);
             scale[r] = _mm512_mul_ps(ws, _mm512_maskz_loadu_ps(m, x.xscale[r] + b));
@@ -93,6 +95,7 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
         for (int64_t p = 0; p < nb / 2; ++p) {
             const __m512i u = codes64<F>(codes, b / 2 + p);
             const __m512i lanes = _mm512_add_epi32(pair_lanes, _mm512_set1_epi32(int(2 * p)));
+#pragma GCC unroll 4
             for (int r = 0; r < NX; ++r) {
                 const __m512i q = _mm512_loadu_si512(x.xq[r] + (b + 2 * p) * kQuantBlock);
                 const __m512i d = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, q);
@@ -104,6 +107,7 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
             const int64_t last = b + nb - 1;
             const __m256i u = codes32<F>(codes + last * (F == QuantFormat::q8 ? 32 : 16));
             const float w = _cvtsh_ss(wscale[last]);
+#pragma GCC unroll 4
             for (int r = 0; r < NX; ++r) {
                 const __m256i q = _mm256_loadu_si256(
                     reinterpret_cast<const __m256i*>(x.xq[r] + last * kQuantBlock));
@@ -114,6 +118,7 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
             }
         }
     }
+#pragma GCC unroll 4
     for (int r = 0; r < NX; ++r)
         out[r] = _mm512_reduce_add_ps(acc[r]) - float(offset) * _mm512_reduce_add_ps(corr[r]);
 }
@@ -223,46 +228,61 @@ QWEN3TTS_AVX512 void quantize_blocks_avx512(const float* x, int64_t blocks, int8
 
 // ---- Dispatch --------------------------------------------------------------------------------
 
-// Activation rows [i0, i0 + nx) against weight row r, nx <= 4, into y[i, r].
-template <QuantFormat F>
-void tile(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
-          float* y, int64_t r, int64_t i0, int nx) {
+// Activation rows [i0, i0 + NX) against weight row r into y[i, r].
+template <QuantFormat F, int NX>
+QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
+                                           const float* bias, float* y, int64_t r, int64_t i0) {
     const int64_t blocks = w.blocks_per_row();
-    const uint8_t* codes = w.codes.data() + size_t(r) * w.row_code_bytes();
-    const uint16_t* wscale = w.scales.data() + r * blocks;
     ActRows a{};
-    for (int j = 0; j < nx; ++j) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NX; ++j) {
         a.xq[j] = x.q.data() + (i0 + j) * x.cols;
         a.xscale[j] = x.scales.data() + (i0 + j) * blocks;
         a.xsum[j] = x.scaled_sums.data() + (i0 + j) * blocks;
     }
-    float v[4];
-    if (k == Kernel::avx512_vnni) {
-        if (nx == 4)
-            dot_vnni<F, 4>(codes, wscale, blocks, a, w.code_offset(), v);
-        else if (nx == 2)
-            dot_vnni<F, 2>(codes, wscale, blocks, a, w.code_offset(), v);
-        else
-            dot_vnni<F, 1>(codes, wscale, blocks, a, w.code_offset(), v);
-    } else {
-        for (int j = 0; j < nx; ++j)
-            v[j] = dot_avx2<F>(RowPair{codes, wscale, a.xq[j], a.xscale[j], a.xsum[j], blocks},
-                               w.code_offset());
+    float v[NX];
+    dot_vnni<F, NX>(w.codes.data() + size_t(r) * w.row_code_bytes(), w.scales.data() + r * blocks,
+                    blocks, a, w.code_offset(), v);
+#pragma GCC unroll 4
+    for (int j = 0; j < NX; ++j) y[(i0 + j) * w.rows + r] = v[j] + (bias ? bias[r] : 0.0f);
+}
+
+// Weight row outer, activation rows inner in tiles of 4, 2, 1: the row is read from memory
+// once for all n, and unpacked once per tile.
+template <QuantFormat F>
+QWEN3TTS_AVX512_VNNI void rows_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
+                                    const float* bias, float* y, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i = 0;
+        for (; i + 4 <= x.rows; i += 4) tile_vnni<F, 4>(x, w, bias, y, r, i);
+        for (; i + 2 <= x.rows; i += 2) tile_vnni<F, 2>(x, w, bias, y, r, i);
+        for (; i < x.rows; ++i) tile_vnni<F, 1>(x, w, bias, y, r, i);
     }
-    for (int j = 0; j < nx; ++j) y[(i0 + j) * w.rows + r] = v[j] + (bias ? bias[r] : 0.0f);
+}
+
+template <QuantFormat F>
+void rows_avx2(const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
+               float* y, int64_t r0, int64_t r1) {
+    const int64_t blocks = w.blocks_per_row();
+    for (int64_t r = r0; r < r1; ++r)
+        for (int64_t i = 0; i < x.rows; ++i) {
+            const RowPair rp{w.codes.data() + size_t(r) * w.row_code_bytes(),
+                             w.scales.data() + r * blocks,
+                             x.q.data() + i * x.cols,
+                             x.scales.data() + i * blocks,
+                             x.scaled_sums.data() + i * blocks,
+                             blocks};
+            y[i * w.rows + r] = dot_avx2<F>(rp, w.code_offset()) + (bias ? bias[r] : 0.0f);
+        }
 }
 
 template <QuantFormat F>
 void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
           float* y, int64_t r0, int64_t r1) {
-    // Weight row outer, activation rows inner in tiles of 4, 2, 1: the row is read from
-    // memory once for all n, and unpacked once per tile.
-    for (int64_t r = r0; r < r1; ++r) {
-        int64_t i = 0;
-        for (; i + 4 <= x.rows; i += 4) tile<F>(k, x, w, bias, y, r, i, 4);
-        for (; i + 2 <= x.rows; i += 2) tile<F>(k, x, w, bias, y, r, i, 2);
-        for (; i < x.rows; ++i) tile<F>(k, x, w, bias, y, r, i, 1);
-    }
+    if (k == Kernel::avx512_vnni)
+        rows_vnni<F>(x, w, bias, y, r0, r1);
+    else
+        rows_avx2<F>(x, w, bias, y, r0, r1);
 }
 
 void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
