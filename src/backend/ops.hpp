@@ -26,6 +26,10 @@ const char* fast_kernel_level();
 struct ExecContext {
     KernelSet kernels = KernelSet::fast;
     ThreadPool* pool = nullptr;  // may be null: single-threaded
+    // Opt-in approximation, off by default: linears on bf16 weights round their input rows to
+    // bf16 and multiply with AVX512_BF16 dot products (vdpbf16ps) on the raw weights, where the
+    // CPU has them (else the exact path runs). Rows stay batch invariant.
+    bool bf16_activations = false;
 };
 
 // ---- Linear layers on checkpoint weights -------------------------------------------------
@@ -127,5 +131,13 @@ struct AttentionShape {
 void attention(const ExecContext& ctx, const float* q, int64_t ldq, const float* k, const float* v,
                int64_t ld_kv, int64_t n, int64_t q_pos0, const AttentionShape& s, float* out,
                int64_t ldo);
+
+// One decode step of n streams in one parallel region: query row i (q + i·ldq) sits at
+// position pos[i] of its own cache k[i]/v[i] (rows [*, ld_kv]) and sees that cache's keys up
+// to pos[i] (or the window); its output is row i of out. Each row equals attention() of that
+// stream alone (n = 1) bit for bit.
+void attention_streams(const ExecContext& ctx, const float* q, int64_t ldq, const float* const* k,
+                       const float* const* v, int64_t ld_kv, const int64_t* pos, int64_t n,
+                       const AttentionShape& s, float* out, int64_t ldo);
 
 }  // namespace qwen3tts::backend

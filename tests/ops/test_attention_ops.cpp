@@ -12,6 +12,7 @@
 #include "backend/ops.hpp"
 #include "backend/reference/conv_ref.hpp"
 #include "core/thread_pool.hpp"
+#include "ops/isa_levels.hpp"
 
 namespace qwen3tts {
 namespace {
@@ -98,6 +99,87 @@ INSTANTIATE_TEST_SUITE_P(KernelSets, AttentionOps,
                          [](const ::testing::TestParamInfo<backend::KernelSet>& p) {
                              return p.param == backend::KernelSet::fast ? "fast" : "reference";
                          });
+
+// The decode-step schedule at every SIMD level: against the naive loops, and each query row
+// bit for bit the same whether it is computed with the others (one parallel region over all
+// rows and heads) or alone on one thread (batch invariance).
+class AttentionRowsAtLevel : public testing_isa::AtLevel {};
+
+TEST_P(AttentionRowsAtLevel, MatchesNaiveAndRowsDoNotDependOnTheBatch) {
+    std::mt19937 rng(11);
+    ThreadPool pool(2);
+    // head_dim 128 (the talker's), 48 (a 16-lane tail), 8 (AVX2 lanes only), 12 (scalar).
+    const Case cases[] = {{1, 63, 16, 8, 128, 0},
+                          {6, 200, 16, 8, 128, 0},
+                          {3, 9, 4, 2, 48, 0},
+                          {4, 5, 2, 1, 8, 3},
+                          {2, 7, 2, 2, 12, 0}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE("n " + std::to_string(c.n) + " pos0 " + std::to_string(c.q_pos0) + " hd " +
+                     std::to_string(c.head_dim));
+        const int64_t ldq = c.n_head * c.head_dim + 3, ld_kv = c.n_head_kv * c.head_dim + 5;
+        const int64_t ldo = c.n_head * c.head_dim;
+        const auto q = random_vec(size_t(c.n * ldq), rng);
+        const auto k = random_vec(size_t((c.q_pos0 + c.n) * ld_kv), rng);
+        const auto v = random_vec(size_t((c.q_pos0 + c.n) * ld_kv), rng);
+        const backend::AttentionShape shape{c.n_head, c.n_head_kv, c.head_dim, c.window};
+        std::vector<float> all(size_t(c.n * ldo)), one(static_cast<size_t>(ldo));
+        backend::attention({backend::KernelSet::fast, &pool}, q.data(), ldq, k.data(), v.data(),
+                           ld_kv, c.n, c.q_pos0, shape, all.data(), ldo);
+        const auto expected = naive_attention(q, ldq, k, v, ld_kv, c);
+        double max_diff = 0;
+        for (size_t j = 0; j < all.size(); ++j)
+            max_diff = std::max(max_diff, std::fabs(all[j] - expected[j]));
+        EXPECT_LT(max_diff, 2e-6);
+        for (int64_t i = 0; i < c.n; ++i) {
+            backend::attention({backend::KernelSet::fast, nullptr}, q.data() + i * ldq, ldq,
+                               k.data(), v.data(), ld_kv, 1, c.q_pos0 + i, shape, one.data(), ldo);
+            for (int64_t j = 0; j < ldo; ++j)
+                ASSERT_EQ(one[size_t(j)], all[size_t(i * ldo + j)]) << "row " << i << " col " << j;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, AttentionRowsAtLevel, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
+
+// Several streams' decode steps in one call (each its own cache and position): every row bit
+// for bit what attention() gives that stream alone, at every level, for any stream count.
+class AttentionStreamsAtLevel : public testing_isa::AtLevel {};
+
+TEST_P(AttentionStreamsAtLevel, EachRowEqualsItsStreamAlone) {
+    std::mt19937 rng(13);
+    ThreadPool pool(2);
+    const backend::AttentionShape shape{16, 8, 128, 0};
+    const int64_t ldq = 16 * 128, ld_kv = 8 * 128 + 2, ldo = 16 * 128;
+    for (int64_t n : {1, 3, 17}) {
+        std::vector<std::vector<float>> ks, vs;
+        std::vector<const float*> kp, vp;
+        std::vector<int64_t> pos;
+        for (int64_t i = 0; i < n; ++i) {
+            pos.push_back((i * 37) % 90);  // 0 .. 89 keys before the query
+            ks.push_back(random_vec(size_t((pos.back() + 1) * ld_kv), rng));
+            vs.push_back(random_vec(size_t((pos.back() + 1) * ld_kv), rng));
+            kp.push_back(ks.back().data());
+            vp.push_back(vs.back().data());
+        }
+        const auto q = random_vec(size_t(n * ldq), rng);
+        std::vector<float> all(size_t(n * ldo), 7.0f), one(static_cast<size_t>(ldo));
+        backend::attention_streams({backend::KernelSet::fast, &pool}, q.data(), ldq, kp.data(),
+                                   vp.data(), ld_kv, pos.data(), n, shape, all.data(), ldo);
+        for (int64_t i = 0; i < n; ++i) {
+            backend::attention({backend::KernelSet::fast, nullptr}, q.data() + i * ldq, ldq,
+                               kp[size_t(i)], vp[size_t(i)], ld_kv, 1, pos[size_t(i)], shape,
+                               one.data(), ldo);
+            for (int64_t j = 0; j < ldo; ++j)
+                ASSERT_EQ(one[size_t(j)], all[size_t(i * ldo + j)])
+                    << n << " streams, row " << i << " col " << j;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, AttentionStreamsAtLevel, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
 
 TEST(SharedOps, RopeRotatesHalvesWithStride) {
     std::mt19937 rng(3);

@@ -133,3 +133,136 @@ INSTANTIATE_TEST_SUITE_P(Isa, LinearGroup, testing_isa::kAllLevels, testing_isa:
 
 }  // namespace
 }  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// The sum of one output as the SIMD kernels form it: `lanes` accumulators, lane l summing the
+// products of columns k ≡ l (mod lanes) in order with a fused multiply-add, then the kernels'
+// horizontal sum (AVX-512: halves, quarters, pairs; AVX2: hsum256), plus the bias.
+float lane_ordered_dot(const float* x, const uint16_t* w, int64_t in, int lanes, float bias) {
+    float acc[16] = {};
+    for (int64_t k = 0; k < in; k += lanes)
+        for (int l = 0; l < lanes; ++l) acc[l] = std::fma(bf16_to_f32(w[k + l]), x[k + l], acc[l]);
+    float t[8];
+    if (lanes == 16) {
+        for (int l = 0; l < 8; ++l) t[l] = acc[l + 8] + acc[l];
+    } else {
+        for (int l = 0; l < 8; ++l) t[l] = acc[l];
+    }
+    const float q[4] = {t[4] + t[0], t[5] + t[1], t[6] + t[2], t[7] + t[3]};
+    return (q[0] + q[2]) + (q[1] + q[3]) + bias;
+}
+
+// The bf16 kernels (the default, exact path) give every output bit for bit the value of the
+// lane-ordered sum above, whatever the number of input rows n (register tiles of 4, 2 and 1)
+// and the thread count: golden results cannot move when streams are batched.
+class LinearBf16Order : public testing_isa::AtLevel {};
+
+TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
+    if (GetParam() == cpu::Isa::generic) GTEST_SKIP() << "the reference loop has its own order";
+    const int lanes = GetParam() == cpu::Isa::avx512 ? 16 : 8;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t out = 150, in = 1024;  // 37 blocks of 4 rows and a tail of 2
+    std::vector<uint16_t> w(size_t(out * in));
+    for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
+    std::vector<float> bias(static_cast<size_t>(out));
+    for (auto& v : bias) v = dist(rng);
+    const TensorView view{"w", DType::bf16, {out, in}, w.data()};
+    for (int64_t n : {1, 2, 3, 4, 7, 16}) {
+        std::vector<float> x(size_t(n * in));
+        for (auto& v : x) v = dist(rng);
+        for (int threads : {1, 2, 3}) {
+            ThreadPool pool(threads);
+            for (const float* b :
+                 {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+                std::vector<float> y(size_t(n * out));
+                backend::linear({backend::KernelSet::fast, &pool}, x.data(), n, view, b, y.data());
+                for (int64_t i = 0; i < n; ++i)
+                    for (int64_t r = 0; r < out; ++r)
+                        ASSERT_EQ(y[size_t(i * out + r)],
+                                  lane_ordered_dot(x.data() + i * in, w.data() + r * in, in, lanes,
+                                                   b ? b[r] : 0.0f))
+                            << "n " << n << " row " << i << " out " << r << ", " << threads
+                            << " threads";
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, LinearBf16Order, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
+
+}  // namespace
+}  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// The opt-in bf16-activation path (vdpbf16ps on the raw weights): the exact sum of products of
+// the bf16-rounded inputs with the weights up to f32 summation order, every row bit for bit the
+// same whatever n and the thread count, the exact path where it does not apply.
+TEST(LinearBf16Activations, IsTheProductOfRoundedInputsAndBatchInvariant) {
+    if (!__builtin_cpu_supports("avx512bf16") || cpu::active_isa() != cpu::Isa::avx512)
+        GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+    std::mt19937 rng(9);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    const int64_t out = 262, in = 1024;  // 65 blocks of 4 rows and a tail of 2
+    std::vector<uint16_t> w(size_t(out * in));
+    for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
+    std::vector<float> bias(static_cast<size_t>(out));
+    for (auto& v : bias) v = dist(rng);
+    const TensorView view{"w", DType::bf16, {out, in}, w.data()};
+    const int64_t n = 7;
+    std::vector<float> x(size_t(n * in));
+    for (auto& v : x) v = dist(rng);
+    ThreadPool pool(2);
+    const backend::ExecContext approx{backend::KernelSet::fast, &pool, true};
+    std::vector<float> y(size_t(n * out)), exact(y.size()), solo(static_cast<size_t>(out));
+    backend::linear(approx, x.data(), n, view, bias.data(), y.data());
+    backend::linear({backend::KernelSet::fast, &pool}, x.data(), n, view, bias.data(),
+                    exact.data());
+    double err2 = 0, ref2 = 0;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t r = 0; r < out; ++r) {
+            double s = bias[size_t(r)];
+            for (int64_t k = 0; k < in; ++k)
+                s += double(bf16_to_f32(w[size_t(r * in + k)])) *
+                     bf16_to_f32(f32_to_bf16(x[size_t(i * in + k)]));
+            EXPECT_NEAR(y[size_t(i * out + r)], s, 2e-5 * std::max(1.0, std::fabs(s)));
+            const double e = double(y[size_t(i * out + r)]) - exact[size_t(i * out + r)];
+            err2 += e * e;
+            ref2 += double(exact[size_t(i * out + r)]) * exact[size_t(i * out + r)];
+        }
+    // Rounding the inputs to 8 bits of mantissa: about 0.2 % relative RMS here, not more.
+    EXPECT_LT(std::sqrt(err2 / ref2), 0.01);
+    EXPECT_GT(std::sqrt(err2 / ref2), 0.0) << "the exact path ran instead";
+    for (int threads : {1, 3}) {
+        ThreadPool p(threads);
+        for (int64_t i = 0; i < n; ++i) {
+            backend::linear({backend::KernelSet::fast, &p, true}, x.data() + i * in, 1, view,
+                            bias.data(), solo.data());
+            for (int64_t r = 0; r < out; ++r)
+                ASSERT_EQ(solo[size_t(r)], y[size_t(i * out + r)])
+                    << "row " << i << " out " << r << ", " << threads << " threads";
+        }
+    }
+    // A group (q/k/v) equals its separate linears.
+    const TensorView* ws[2] = {&view, &view};
+    std::vector<float> g0(y.size()), g1(y.size()), sep(y.size());
+    float* ys[2] = {g0.data(), g1.data()};
+    backend::linear_group(approx, x.data(), n, ws, ys, 2);
+    backend::linear(approx, x.data(), n, view, nullptr, sep.data());
+    EXPECT_EQ(g0, sep);
+    EXPECT_EQ(g1, sep);
+    // A width that is not a multiple of 32: the exact path.
+    const TensorView narrow{"w", DType::bf16, {4, 48}, w.data()};
+    std::vector<float> a(4), b(4);
+    backend::linear(approx, x.data(), 1, narrow, nullptr, a.data());
+    backend::linear({backend::KernelSet::fast, &pool}, x.data(), 1, narrow, nullptr, b.data());
+    EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace qwen3tts

@@ -230,7 +230,10 @@ INSTANTIATE_TEST_SUITE_P(
                           Case{QuantFormat::q4, 3, 67, 192}, Case{QuantFormat::q8, 5, 33, 64},
                           Case{QuantFormat::q4, 2, 300, 3072}, Case{QuantFormat::q8, 1, 2048, 1088},
                           Case{QuantFormat::q8, 3, 40, 32}, Case{QuantFormat::q4, 3, 40, 32},
-                          Case{QuantFormat::q4, 2, 19, 1120}, Case{QuantFormat::q8, 2, 19, 1120})),
+                          Case{QuantFormat::q4, 2, 19, 1120}, Case{QuantFormat::q8, 2, 19, 1120},
+                          // register tiles of 4, 2 and 1 activation rows (16 streams)
+                          Case{QuantFormat::q8, 7, 130, 1024}, Case{QuantFormat::q4, 16, 64, 3072},
+                          Case{QuantFormat::q4, 11, 37, 96}, Case{QuantFormat::q8, 16, 33, 160})),
     [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
         const Case& c = std::get<1>(p.param);
         return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" +
@@ -271,36 +274,51 @@ TEST(QuantLinearAccuracy, ErrorAgainstTheFloatLinearIsTheQuantizationError) {
     }
 }
 
-// A group of quantized layers sharing one input (q/k/v, gate/up): the input is quantized once,
-// and each output equals the layer's own linear bit for bit.
-TEST(QuantLinearGroup, EqualsSeparateLinears) {
+// A group of quantized layers sharing one input (q/k/v, gate/up) in one parallel region: the
+// input is quantized once, and each output equals the layer's own linear bit for bit, at every
+// SIMD level, for both formats, whatever the thread count.
+class QuantLinearGroup : public testing_isa::AtLevel {};
+
+TEST_P(QuantLinearGroup, EqualsSeparateLinears) {
     std::mt19937 rng(8);
     std::normal_distribution<float> dist(0.0f, 1.0f);
-    const int64_t n = 3, in = 128, outs[3] = {64, 32, 96};
+    const int64_t n = 3, in = 512, outs[3] = {1024, 512, 512};
     std::vector<std::vector<uint16_t>> storage;
-    std::vector<backend::LinearWeights> layers;
-    for (int64_t out : outs) {
-        storage.push_back(random_bf16(rng, out * in, 0.1f));
-        layers.emplace_back(TensorView{"w", DType::bf16, {out, in}, storage.back().data()},
-                            QuantFormat::q4, nullptr);
-    }
+    for (int64_t out : outs) storage.push_back(random_bf16(rng, out * in, 0.1f));
     std::vector<float> x(static_cast<size_t>(n * in));
     for (auto& v : x) v = dist(rng);
-    ThreadPool pool(2);
-    const backend::ExecContext ctx{backend::KernelSet::fast, &pool};
-    std::vector<std::vector<float>> group(3), separate(3);
-    const backend::LinearWeights* ws[3];
-    float* ys[3];
-    for (int j = 0; j < 3; ++j) {
-        group[size_t(j)].resize(size_t(n * outs[j]));
-        separate[size_t(j)].resize(size_t(n * outs[j]));
-        ws[j] = &layers[size_t(j)];
-        ys[j] = group[size_t(j)].data();
-        backend::linear(ctx, x.data(), n, layers[size_t(j)], nullptr, separate[size_t(j)].data());
+    for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
+        std::vector<backend::LinearWeights> layers;
+        for (int j = 0; j < 3; ++j)
+            layers.emplace_back(
+                TensorView{"w", DType::bf16, {outs[j], in}, storage[size_t(j)].data()}, f, nullptr);
+        std::vector<std::vector<float>> separate(3);
+        for (int j = 0; j < 3; ++j) {
+            separate[size_t(j)].resize(size_t(n * outs[j]));
+            backend::linear({backend::KernelSet::fast, nullptr}, x.data(), n, layers[size_t(j)],
+                            nullptr, separate[size_t(j)].data());
+        }
+        for (int threads : {1, 2, 3}) {
+            ThreadPool pool(threads);
+            std::vector<std::vector<float>> group(3);
+            const backend::LinearWeights* ws[3];
+            float* ys[3];
+            for (int j = 0; j < 3; ++j) {
+                group[size_t(j)].assign(size_t(n * outs[j]), -1.0f);
+                ws[j] = &layers[size_t(j)];
+                ys[j] = group[size_t(j)].data();
+            }
+            backend::linear_group({backend::KernelSet::fast, &pool}, x.data(), n, ws, ys, 3);
+            for (int j = 0; j < 3; ++j)
+                EXPECT_EQ(group[size_t(j)], separate[size_t(j)])
+                    << backend::quant_format_name(f) << " matrix " << j << ", " << threads
+                    << " threads";
+        }
     }
-    backend::linear_group(ctx, x.data(), n, ws, ys, 3);
-    for (int j = 0; j < 3; ++j) EXPECT_EQ(group[size_t(j)], separate[size_t(j)]) << j;
 }
+
+INSTANTIATE_TEST_SUITE_P(Isa, QuantLinearGroup, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
 
 TEST(QuantLinearAccuracy, NonFiniteInputGivesNaNNotAFiniteGuess) {
     std::mt19937 rng(3);
@@ -312,6 +330,49 @@ TEST(QuantLinearAccuracy, NonFiniteInputGivesNaNNotAFiniteGuess) {
     backend::linear({backend::KernelSet::fast, nullptr}, x.data(), 1, q, nullptr, y.data());
     for (float v : y) EXPECT_TRUE(std::isnan(v)) << v;
 }
+
+}  // namespace
+}  // namespace qwen3tts
+
+namespace qwen3tts {
+namespace {
+
+// The SIMD activation quantizer of the fast linears gives exactly the portable rule's codes,
+// scales and sums, at every level: Gaussian rows, an all-zero block, a block with an infinity,
+// one with a NaN, ties at .5, and a block of subnormals (whose 127 / max overflows).
+class QuantizeActivations : public testing_isa::AtLevel {};
+
+TEST_P(QuantizeActivations, EqualsThePortableRule) {
+    std::mt19937 rng(12);
+    std::normal_distribution<float> dist(0.0f, 3.0f);
+    const int64_t n = 3, cols = 1024;
+    std::vector<float> x(size_t(n * cols));
+    for (auto& v : x) v = dist(rng);
+    std::fill_n(x.begin() + 32, 32, 0.0f);
+    x[70] = std::numeric_limits<float>::infinity();
+    x[100] = std::numeric_limits<float>::quiet_NaN();
+    for (int j = 0; j < 32; ++j) x[size_t(128 + j)] = float(j - 16) * 0.5f + 0.25f;  // ties
+    x[159] = 127.0f;
+    for (int j = 0; j < 32; ++j) x[size_t(192 + j)] = float(j) * 1e-40f;  // subnormals
+    backend::QuantizedActivations portable, fast;
+    portable.quantize(x.data(), n, cols);
+    backend::quantize_activations_cpu(x.data(), n, cols, fast);
+    ASSERT_EQ(fast.rows, n);
+    ASSERT_EQ(fast.cols, cols);
+    EXPECT_EQ(fast.q, portable.q);
+    ASSERT_EQ(fast.scales.size(), portable.scales.size());
+    for (size_t b = 0; b < fast.scales.size(); ++b) {
+        if (std::isnan(portable.scales[b])) {
+            EXPECT_TRUE(std::isnan(fast.scales[b]) && std::isnan(fast.scaled_sums[b])) << b;
+            continue;
+        }
+        EXPECT_EQ(fast.scales[b], portable.scales[b]) << "block " << b;
+        EXPECT_EQ(fast.scaled_sums[b], portable.scaled_sums[b]) << "block " << b;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, QuantizeActivations, testing_isa::kAllLevels,
+                         testing_isa::level_test_name);
 
 }  // namespace
 }  // namespace qwen3tts

@@ -1,5 +1,7 @@
 #include "backend/cpu/linear_cpu.hpp"
 
+#include <vector>
+
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
 #include "backend/reference/linear_ref.hpp"
@@ -34,6 +36,39 @@ struct Avx512F32 {
     }
 };
 
+// Weight rows r .. r+3 against input rows i0 .. i0+NX-1: each weight vector is loaded (and
+// widened) once for the NX inputs. Every output keeps its own accumulator, summed over k in
+// order and reduced by _mm512_reduce_add_ps, so its value does not depend on NX, n or the
+// thread split (batch invariance), and equals the one-row loop's bit for bit.
+template <typename Load, int NX>
+QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const void* const* w,
+                                        const float* bias, float* y, int64_t out, int64_t r,
+                                        int64_t i0) {
+    __m512 acc[NX][kRowBlock];
+#pragma GCC unroll 4
+    for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
+        for (int j = 0; j < kRowBlock; ++j) acc[c][j] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < in; k += 16) {
+        const __m512 w0 = Load::load(w[0], k), w1 = Load::load(w[1], k);
+        const __m512 w2 = Load::load(w[2], k), w3 = Load::load(w[3], k);
+#pragma GCC unroll 4
+        for (int c = 0; c < NX; ++c) {
+            const __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
+            acc[c][0] = _mm512_fmadd_ps(w0, xv, acc[c][0]);
+            acc[c][1] = _mm512_fmadd_ps(w1, xv, acc[c][1]);
+            acc[c][2] = _mm512_fmadd_ps(w2, xv, acc[c][2]);
+            acc[c][3] = _mm512_fmadd_ps(w3, xv, acc[c][3]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
+        for (int j = 0; j < kRowBlock; ++j)
+            y[(i0 + c) * out + r + j] =
+                _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
+}
+
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
 QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
@@ -41,27 +76,14 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                                  int64_t r1) {
     int64_t r = r0;
     for (; r + kRowBlock <= r1; r += kRowBlock) {
-        const void* w0 = w + size_t(r) * row_bytes;
-        const void* w1 = w + size_t(r + 1) * row_bytes;
-        const void* w2 = w + size_t(r + 2) * row_bytes;
-        const void* w3 = w + size_t(r + 3) * row_bytes;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* xi = x + i * in;
-            __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-            __m512 a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-            for (int64_t k = 0; k < in; k += 16) {
-                const __m512 xv = _mm512_loadu_ps(xi + k);
-                a0 = _mm512_fmadd_ps(Load::load(w0, k), xv, a0);
-                a1 = _mm512_fmadd_ps(Load::load(w1, k), xv, a1);
-                a2 = _mm512_fmadd_ps(Load::load(w2, k), xv, a2);
-                a3 = _mm512_fmadd_ps(Load::load(w3, k), xv, a3);
-            }
-            float* yi = y + i * out + r;
-            yi[0] = _mm512_reduce_add_ps(a0) + (bias ? bias[r] : 0.0f);
-            yi[1] = _mm512_reduce_add_ps(a1) + (bias ? bias[r + 1] : 0.0f);
-            yi[2] = _mm512_reduce_add_ps(a2) + (bias ? bias[r + 2] : 0.0f);
-            yi[3] = _mm512_reduce_add_ps(a3) + (bias ? bias[r + 3] : 0.0f);
-        }
+        const void* wr[kRowBlock];
+#pragma GCC unroll 4
+        for (int j = 0; j < kRowBlock; ++j) wr[j] = w + size_t(r + j) * row_bytes;
+        // Input rows in register tiles of 4, 2, 1 (up to 16 accumulators).
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) tile_avx512<Load, 4>(x, in, wr, bias, y, out, r, i);
+        for (; i + 2 <= n; i += 2) tile_avx512<Load, 2>(x, in, wr, bias, y, out, r, i);
+        for (; i < n; ++i) tile_avx512<Load, 1>(x, in, wr, bias, y, out, r, i);
     }
     for (; r < r1; ++r) {
         const void* w0 = w + size_t(r) * row_bytes;
@@ -72,6 +94,75 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                 a0 = _mm512_fmadd_ps(Load::load(w0, k), _mm512_loadu_ps(xi + k), a0);
             y[i * out + r] = _mm512_reduce_add_ps(a0) + (bias ? bias[r] : 0.0f);
         }
+    }
+}
+
+// ---- AVX512_BF16 on raw weights, bf16 inputs (opt-in) ------------------------------------
+
+#define QWEN3TTS_AVX512_BF16 \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma")))
+
+// Rows of x rounded to bf16 (nearest even), 32 values per step.
+QWEN3TTS_AVX512_BF16 void round_rows_bf16(const float* x, int64_t count, uint16_t* out) {
+    for (int64_t k = 0; k < count; k += 32) {
+        const __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + k + 16), _mm512_loadu_ps(x + k));
+        _mm512_storeu_si512(out + k, __m512i(v));
+    }
+}
+
+// Weight rows r .. r+NR-1 against bf16 input rows i0 .. i0+NX-1; `in` a multiple of 32. Each
+// output has its own accumulator over k in order: independent of NX, n and the threads.
+template <int NR, int NX>
+QWEN3TTS_AVX512_BF16 inline void tile_dpbf16(const uint16_t* xb, int64_t in,
+                                             const uint16_t* const* w, const float* bias, float* y,
+                                             int64_t out, int64_t r, int64_t i0) {
+    __m512 acc[NX][NR];
+#pragma GCC unroll 4
+    for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
+        for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < in; k += 32) {
+        __m512bh wv[NR];
+#pragma GCC unroll 4
+        for (int j = 0; j < NR; ++j) wv[j] = __m512bh(_mm512_loadu_si512(w[j] + k));
+#pragma GCC unroll 4
+        for (int c = 0; c < NX; ++c) {
+            const __m512bh xv = __m512bh(_mm512_loadu_si512(xb + (i0 + c) * in + k));
+#pragma GCC unroll 4
+            for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_dpbf16_ps(acc[c][j], wv[j], xv);
+        }
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < NX; ++c)
+#pragma GCC unroll 4
+        for (int j = 0; j < NR; ++j)
+            y[(i0 + c) * out + r + j] =
+                _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
+}
+
+template <int NR>
+void rows_dpbf16_tiles(const uint16_t* xb, int64_t n, const uint16_t* const* w, int64_t in,
+                       const float* bias, float* y, int64_t out, int64_t r) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) tile_dpbf16<NR, 4>(xb, in, w, bias, y, out, r, i);
+    for (; i + 2 <= n; i += 2) tile_dpbf16<NR, 2>(xb, in, w, bias, y, out, r, i);
+    for (; i < n; ++i) tile_dpbf16<NR, 1>(xb, in, w, bias, y, out, r, i);
+}
+
+void rows_dpbf16(const uint16_t* xb, int64_t n, const TensorView& wt, const float* bias, float* y,
+                 int64_t r0, int64_t r1) {
+    const int64_t out = wt.dim(0), in = wt.dim(1);
+    const auto* base = static_cast<const uint16_t*>(wt.data);
+    int64_t r = r0;
+    for (; r + kRowBlock <= r1; r += kRowBlock) {
+        const uint16_t* w[kRowBlock];
+#pragma GCC unroll 4
+        for (int j = 0; j < kRowBlock; ++j) w[j] = base + (r + j) * in;
+        rows_dpbf16_tiles<kRowBlock>(xb, n, w, in, bias, y, out, r);
+    }
+    for (; r < r1; ++r) {
+        const uint16_t* w[1] = {base + r * in};
+        rows_dpbf16_tiles<1>(xb, n, w, in, bias, y, out, r);
     }
 }
 
@@ -185,6 +276,40 @@ void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w
         pool->parallel_for(out, 16, body);
     else
         body(0, out);
+}
+
+bool linear_cpu_bf16_dot(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
+                         const float* const* biases, float* const* ys, int count) {
+    static const bool cpu_has = __builtin_cpu_supports("avx512bf16");
+    if (!cpu_has || cpu::active_isa() != Isa::avx512) return false;
+    const int64_t in = ws[0]->dim(1);
+    int64_t total = 0;
+    size_t bytes = 0;
+    for (int j = 0; j < count; ++j) {
+        if (ws[j]->dtype != DType::bf16 || ws[j]->dim(1) != in || in % 32 != 0) return false;
+        total += ws[j]->dim(0);
+        bytes += ws[j]->nbytes();
+    }
+    // Grows to the largest input seen, then stays (a linear never runs inside another on the
+    // same thread).
+    thread_local std::vector<uint16_t> xb;
+    if (xb.size() < size_t(n * in)) xb.resize(size_t(n * in));
+    round_rows_bf16(x, n * in, xb.data());
+    const uint16_t* xbp = xb.data();
+    auto body = [&](int64_t r0, int64_t r1) {
+        int64_t offset = 0;
+        for (int j = 0; j < count; ++j) {
+            const int64_t out = ws[j]->dim(0);
+            const int64_t b = std::max(r0, offset), e = std::min(r1, offset + out);
+            if (b < e) rows_dpbf16(xbp, n, *ws[j], biases[j], ys[j], b - offset, e - offset);
+            offset += out;
+        }
+    };
+    if (worth_threads(pool, bytes, n))
+        pool->parallel_for(total, 16, body);
+    else
+        body(0, total);
+    return true;
 }
 
 void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,

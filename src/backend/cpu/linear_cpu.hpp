@@ -21,6 +21,14 @@ void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w
 void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
                       float* const* ys, int count);
 
+// The opt-in approximate path (ExecContext::bf16_activations): each input row rounded to bf16
+// (nearest even), then vdpbf16ps on the raw bf16 weights with f32 accumulation, 32 weights per
+// instruction, output rows of the matrices split across the threads as one range. Returns
+// false, doing nothing, where it does not apply: CPU without AVX512_BF16 or active level below
+// avx512, weights not bf16, or a width not a multiple of 32.
+bool linear_cpu_bf16_dot(ThreadPool* pool, const float* x, int64_t n, const TensorView* const* ws,
+                         const float* const* biases, float* const* ys, int count);
+
 // Which instruction set linear_cpu uses now: "avx512", "avx2" or "generic".
 const char* linear_cpu_isa();
 

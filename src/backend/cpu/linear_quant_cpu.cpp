@@ -1,6 +1,8 @@
 #include "backend/cpu/linear_quant_cpu.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
@@ -63,37 +65,62 @@ QWEN3TTS_AVX512_VNNI inline __m256i codes32(const uint8_t* codes) {
     }
 }
 
-// Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load.
-template <QuantFormat F>
-QWEN3TTS_AVX512_VNNI float dot_vnni(const RowPair& rp, int offset) {
+// The activation rows of one register tile.
+struct ActRows {
+    const int8_t* xq[4];
+    const float* xscale[4];
+    const float* xsum[4];
+};
+
+// Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load,
+// for NX activation rows at once: the weight codes are loaded and unpacked once for all of
+// them, and each row's sums run in the same order as for NX = 1 (batch invariance).
+template <QuantFormat F, int NX>
+QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale, int64_t blocks,
+                                   const ActRows& x, int offset, float* out) {
     // Lanes 0-7 of a vpdpbusd result sum the pair's first block, lanes 8-15 its second.
     const __m512i pair_lanes = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 acc = _mm512_setzero_ps(), corr = _mm512_setzero_ps();
-    for (int64_t b = 0; b < rp.blocks; b += 16) {
-        const int64_t nb = std::min<int64_t>(16, rp.blocks - b);
+    __m512 acc[NX], corr[NX], scale[NX];
+#pragma GCC unroll 4
+    for (int r = 0; r < NX; ++r) acc[r] = corr[r] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < blocks; b += 16) {
+        const int64_t nb = std::min<int64_t>(16, blocks - b);
         const __mmask16 m = __mmask16((1u << nb) - 1u);
-        const __m512 ws = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, rp.wscale + b));
-        corr = _mm512_fmadd_ps(ws, _mm512_maskz_loadu_ps(m, rp.xsum + b), corr);
-        const __m512 scale = _mm512_mul_ps(ws, _mm512_maskz_loadu_ps(m, rp.xscale + b));
+        const __m512 ws = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, wscale + b));
+#pragma GCC unroll 4
+        for (int r = 0; r < NX; ++r) {
+            corr[r] = _mm512_fmadd_ps(ws, _mm512_maskz_loadu_ps(m, x.xsum[r] + b), corr[r]);
+            scale[r] = _mm512_mul_ps(ws, _mm512_maskz_loadu_ps(m, x.xscale[r] + b));
+        }
         for (int64_t p = 0; p < nb / 2; ++p) {
-            const __m512i u = codes64<F>(rp.codes, b / 2 + p);
-            const __m512i x = _mm512_loadu_si512(rp.xq + (b + 2 * p) * kQuantBlock);
-            const __m512i d = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, x);
+            const __m512i u = codes64<F>(codes, b / 2 + p);
             const __m512i lanes = _mm512_add_epi32(pair_lanes, _mm512_set1_epi32(int(2 * p)));
-            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_permutexvar_ps(lanes, scale), acc);
+#pragma GCC unroll 4
+            for (int r = 0; r < NX; ++r) {
+                const __m512i q = _mm512_loadu_si512(x.xq[r] + (b + 2 * p) * kQuantBlock);
+                const __m512i d = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, q);
+                acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d),
+                                         _mm512_permutexvar_ps(lanes, scale[r]), acc[r]);
+            }
         }
         if (nb % 2) {  // an odd last block (rows of 32 · odd columns)
             const int64_t last = b + nb - 1;
-            const __m256i u = codes32<F>(rp.codes + last * (F == QuantFormat::q8 ? 32 : 16));
-            const __m256i x =
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rp.xq + last * kQuantBlock));
-            const __m256i d = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x);
-            const __m256 s8 = _mm256_set1_ps(_cvtsh_ss(rp.wscale[last]) * rp.xscale[last]);
-            acc = _mm512_add_ps(acc,
-                                _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(d), s8)));
+            const __m256i u = codes32<F>(codes + last * (F == QuantFormat::q8 ? 32 : 16));
+            const float w = _cvtsh_ss(wscale[last]);
+#pragma GCC unroll 4
+            for (int r = 0; r < NX; ++r) {
+                const __m256i q = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(x.xq[r] + last * kQuantBlock));
+                const __m256i d = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, q);
+                const __m256 s8 = _mm256_set1_ps(w * x.xscale[r][last]);
+                acc[r] = _mm512_add_ps(
+                    acc[r], _mm512_castps256_ps512(_mm256_mul_ps(_mm256_cvtepi32_ps(d), s8)));
+            }
         }
     }
-    return _mm512_reduce_add_ps(acc) - float(offset) * _mm512_reduce_add_ps(corr);
+#pragma GCC unroll 4
+    for (int r = 0; r < NX; ++r)
+        out[r] = _mm512_reduce_add_ps(acc[r]) - float(offset) * _mm512_reduce_add_ps(corr[r]);
 }
 
 // ---- AVX2 ------------------------------------------------------------------------------------
@@ -148,19 +175,96 @@ QWEN3TTS_AVX2 float dot_avx2(const RowPair& rp, int offset) {
     return hsum256(acc) - float(F == QuantFormat::q4 ? offset : 0) * corr;
 }
 
-// ---- Dispatch --------------------------------------------------------------------------------
+// ---- Activations -----------------------------------------------------------------------------
 
-template <QuantFormat F>
-float dot(Kernel k, const RowPair& rp, int offset) {
-    return k == Kernel::avx512_vnni ? dot_vnni<F>(rp, offset) : dot_avx2<F>(rp, offset);
+// Blocks [0, blocks) of x: the rule of QuantizedActivations::quantize, 32 values in two
+// registers. x · (127 / max) rounded to nearest even (as lrint in the default mode).
+QWEN3TTS_AVX512 void quantize_blocks_avx512(const float* x, int64_t blocks, int8_t* q,
+                                            float* scales, float* sums) {
+    const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+    const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+    for (int64_t b = 0; b < blocks; ++b) {
+        const __m512 x0 = _mm512_loadu_ps(x + b * kQuantBlock);
+        const __m512 x1 = _mm512_loadu_ps(x + b * kQuantBlock + 16);
+        // x - x is 0 for a finite value, NaN for an infinity or a NaN.
+        const __mmask16 finite =
+            _mm512_cmp_ps_mask(_mm512_sub_ps(x0, x0), _mm512_setzero_ps(), _CMP_EQ_OQ) &
+            _mm512_cmp_ps_mask(_mm512_sub_ps(x1, x1), _mm512_setzero_ps(), _CMP_EQ_OQ);
+        if (finite != 0xffff) {
+            std::fill_n(q + b * kQuantBlock, kQuantBlock, int8_t(0));
+            scales[b] = sums[b] = std::numeric_limits<float>::quiet_NaN();
+            continue;
+        }
+        const float max_abs = _mm512_reduce_max_ps(
+            _mm512_max_ps(_mm512_and_ps(x0, abs_mask), _mm512_and_ps(x1, abs_mask)));
+        const float scale = max_abs / 127.0f;
+        const float inv_s = max_abs > 0 ? 127.0f / max_abs : 0.0f;
+        if (!std::isfinite(inv_s)) {  // a block of subnormals: the scalar rule's conversions
+            int sum = 0;
+            for (int64_t j = 0; j < kQuantBlock; ++j) {
+                const float v = x[b * kQuantBlock + j] * inv_s;
+                sum += q[b * kQuantBlock + j] = int8_t(std::clamp(int(std::lrint(v)), -127, 127));
+            }
+            scales[b] = scale;
+            sums[b] = scale * float(sum);
+            continue;
+        }
+        const __m512 inv = _mm512_set1_ps(inv_s);
+        const __m512i q0 = _mm512_min_epi32(
+            hi, _mm512_max_epi32(
+                    lo, _mm512_cvt_roundps_epi32(_mm512_mul_ps(x0, inv),
+                                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+        const __m512i q1 = _mm512_min_epi32(
+            hi, _mm512_max_epi32(
+                    lo, _mm512_cvt_roundps_epi32(_mm512_mul_ps(x1, inv),
+                                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + b * kQuantBlock), _mm512_cvtepi32_epi8(q0));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + b * kQuantBlock + 16),
+                         _mm512_cvtepi32_epi8(q1));
+        scales[b] = scale;
+        sums[b] = scale * float(_mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1)));
+    }
 }
 
-void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
-          float* y, int64_t r0, int64_t r1) {
+// ---- Dispatch --------------------------------------------------------------------------------
+
+// Activation rows [i0, i0 + NX) against weight row r into y[i, r].
+template <QuantFormat F, int NX>
+QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
+                                           const float* bias, float* y, int64_t r, int64_t i0) {
     const int64_t blocks = w.blocks_per_row();
-    const int offset = w.code_offset();
-    // Weight row outer, activation rows inner: the row is read from memory once for all n.
+    ActRows a{};
+#pragma GCC unroll 4
+    for (int j = 0; j < NX; ++j) {
+        a.xq[j] = x.q.data() + (i0 + j) * x.cols;
+        a.xscale[j] = x.scales.data() + (i0 + j) * blocks;
+        a.xsum[j] = x.scaled_sums.data() + (i0 + j) * blocks;
+    }
+    float v[NX];
+    dot_vnni<F, NX>(w.codes.data() + size_t(r) * w.row_code_bytes(), w.scales.data() + r * blocks,
+                    blocks, a, w.code_offset(), v);
+#pragma GCC unroll 4
+    for (int j = 0; j < NX; ++j) y[(i0 + j) * w.rows + r] = v[j] + (bias ? bias[r] : 0.0f);
+}
+
+// Weight row outer, activation rows inner in tiles of 4, 2, 1: the row is read from memory
+// once for all n, and unpacked once per tile.
+template <QuantFormat F>
+QWEN3TTS_AVX512_VNNI void rows_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
+                                    const float* bias, float* y, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
+        int64_t i = 0;
+        for (; i + 4 <= x.rows; i += 4) tile_vnni<F, 4>(x, w, bias, y, r, i);
+        for (; i + 2 <= x.rows; i += 2) tile_vnni<F, 2>(x, w, bias, y, r, i);
+        for (; i < x.rows; ++i) tile_vnni<F, 1>(x, w, bias, y, r, i);
+    }
+}
+
+template <QuantFormat F>
+void rows_avx2(const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
+               float* y, int64_t r0, int64_t r1) {
+    const int64_t blocks = w.blocks_per_row();
+    for (int64_t r = r0; r < r1; ++r)
         for (int64_t i = 0; i < x.rows; ++i) {
             const RowPair rp{w.codes.data() + size_t(r) * w.row_code_bytes(),
                              w.scales.data() + r * blocks,
@@ -168,14 +272,43 @@ void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, co
                              x.scales.data() + i * blocks,
                              x.scaled_sums.data() + i * blocks,
                              blocks};
-            const float v = w.format == QuantFormat::q8 ? dot<QuantFormat::q8>(k, rp, offset)
-                                                        : dot<QuantFormat::q4>(k, rp, offset);
-            y[i * w.rows + r] = v + (bias ? bias[r] : 0.0f);
+            y[i * w.rows + r] = dot_avx2<F>(rp, w.code_offset()) + (bias ? bias[r] : 0.0f);
         }
-    }
+}
+
+template <QuantFormat F>
+void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
+          float* y, int64_t r0, int64_t r1) {
+    if (k == Kernel::avx512_vnni)
+        rows_vnni<F>(x, w, bias, y, r0, r1);
+    else
+        rows_avx2<F>(x, w, bias, y, r0, r1);
+}
+
+void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
+          float* y, int64_t r0, int64_t r1) {
+    if (w.format == QuantFormat::q8)
+        rows<QuantFormat::q8>(k, x, w, bias, y, r0, r1);
+    else
+        rows<QuantFormat::q4>(k, x, w, bias, y, r0, r1);
 }
 
 }  // namespace
+
+void quantize_activations_cpu(const float* x, int64_t n, int64_t cols, QuantizedActivations& out) {
+    if (cpu::active_isa() != cpu::Isa::avx512) {
+        out.quantize(x, n, cols);
+        return;
+    }
+    QWEN3TTS_ASSERT(cols % kQuantBlock == 0);
+    out.rows = n;
+    out.cols = cols;
+    const int64_t blocks = n * cols / kQuantBlock;
+    out.q.resize(size_t(n * cols));
+    out.scales.resize(size_t(blocks));
+    out.scaled_sums.resize(size_t(blocks));
+    quantize_blocks_avx512(x, blocks, out.q.data(), out.scales.data(), out.scaled_sums.data());
+}
 
 const char* linear_quant_cpu_kernel() {
     switch (active_kernel()) {
@@ -190,18 +323,41 @@ const char* linear_quant_cpu_kernel() {
 
 void linear_quant_cpu(ThreadPool* pool, const QuantizedActivations& x, const QuantizedWeights& w,
                       const float* bias, float* y) {
-    QWEN3TTS_ASSERT(x.cols == w.cols);
+    const QuantizedWeights* ws[1] = {&w};
+    const float* biases[1] = {bias};
+    float* ys[1] = {y};
+    linear_quant_cpu_group(pool, x, ws, biases, ys, 1);
+}
+
+void linear_quant_cpu_group(ThreadPool* pool, const QuantizedActivations& x,
+                            const QuantizedWeights* const* ws, const float* const* biases,
+                            float* const* ys, int count) {
+    int64_t total = 0;
+    size_t bytes = 0;
+    for (int j = 0; j < count; ++j) {
+        QWEN3TTS_ASSERT(x.cols == ws[j]->cols);
+        total += ws[j]->rows;
+        bytes += ws[j]->nbytes();
+    }
     const Kernel k = active_kernel();  // here, not in the workers: it may throw
     if (k == Kernel::generic) {
-        linear_quant_reference(x, w, bias, y);
+        for (int j = 0; j < count; ++j) linear_quant_reference(x, *ws[j], biases[j], ys[j]);
         return;
     }
-    auto body = [&](int64_t r0, int64_t r1) { rows(k, x, w, bias, y, r0, r1); };
+    // [r0, r1) of the concatenated output rows, mapped back to each matrix.
+    auto body = [&](int64_t r0, int64_t r1) {
+        int64_t offset = 0;
+        for (int j = 0; j < count; ++j) {
+            const int64_t b = std::max(r0, offset), e = std::min(r1, offset + ws[j]->rows);
+            if (b < e) rows(k, x, *ws[j], biases[j], ys[j], b - offset, e - offset);
+            offset += ws[j]->rows;
+        }
+    };
     // Small layers are not worth waking the other threads for.
-    if (pool && w.nbytes() * size_t(x.rows) >= (64u << 10))
-        pool->parallel_for(w.rows, 16, body);
+    if (pool && bytes * size_t(x.rows) >= (64u << 10))
+        pool->parallel_for(total, 16, body);
     else
-        body(0, w.rows);
+        body(0, total);
 }
 
 }  // namespace qwen3tts::backend
