@@ -204,17 +204,23 @@ PackedConv pack_linear(const float* w, int out, int in, const float* bias) {
     return pack_impl(out, in, 1, 1, bias, [&](int o, int i, int) { return w[size_t(o) * in + i]; });
 }
 
-PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel, int stride,
-                                       int phase, const float* bias) {
-    if (stride <= 0 || kernel % stride != 0 || phase < 0 || phase >= stride)
+PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                 const float* bias) {
+    if (stride <= 0 || kernel % stride != 0 || c_out <= 0 || c_out > (1 << 30) / stride)
         throw Error(ErrorCode::invalid_argument,
                     "conv_transpose1d pack: kernel " + std::to_string(kernel) +
-                        " must be a multiple of stride " + std::to_string(stride));
+                        " must be a multiple of stride " + std::to_string(stride) + " (c_out " +
+                        std::to_string(c_out) + ")");
     const int m = kernel / stride;
-    return pack_impl(c_out, c_in, m, 1, bias, [&](int o, int i, int j) {
-        const int k = phase + (m - 1 - j) * stride;
-        return w[(size_t(i) * c_out + o) * kernel + k];
-    });
+    std::vector<float> phase_bias;
+    if (bias)
+        for (int r = 0; r < stride; ++r) phase_bias.insert(phase_bias.end(), bias, bias + c_out);
+    return pack_impl(stride * c_out, c_in, m, 1, bias ? phase_bias.data() : nullptr,
+                     [&](int q, int i, int j) {
+                         const int r = q / c_out, o = q % c_out;
+                         const int k = r + (m - 1 - j) * stride;
+                         return w[(size_t(i) * c_out + o) * kernel + k];
+                     });
 }
 
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
