@@ -205,8 +205,11 @@ int main(int argc, char** argv) {
             for (int r = 0; r < runs + 1; ++r) {  // first run warms caches and pages
                 stream->reset();
                 const double s = now_s(), c0 = cpu_s();
-                for (int f = 0; f < frames; f += packet_frames) {
-                    const int n = std::min(packet_frames, frames - f);
+                for (int f = 0, n = 0; f < frames; f += n) {
+                    // packet_frames 0: next_packet_frames() (1, 1, 2, 4, ... up to chunk_frames)
+                    n = std::min(packet_frames > 0 ? packet_frames
+                                                   : stream->next_packet_frames(chunk_frames),
+                                 frames - f);
                     stream->decode_frames(codes.data() + size_t(f) * ncb, n,
                                           wav.data() + size_t(f) * dec->samples_per_frame());
                 }
@@ -273,6 +276,7 @@ int main(int argc, char** argv) {
             std::snprintf(label, sizeof label, "stream %d-frame packets", packet);
             bench(label, std::max(packet, 1), packet);
             bench("stream 1-frame packets", 1, 1);
+            bench("stream growing packets", std::max(packet, 1), 0);
         }
     } catch (const Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -28,6 +28,9 @@ class ThreadPool;
 namespace qwen3tts::cpu {
 
 constexpr int kPanel = 32;  // output channels per packed panel (two AVX-512 vectors)
+// Below this many outputs (the codec's final conv has one) a panel would be mostly padding:
+// the AVX-512 kernel then takes dot products over rows of `narrow` instead.
+constexpr int kNarrowOut = 4;
 
 struct PackedConv {
     int c_out = 0;
@@ -36,6 +39,7 @@ struct PackedConv {
     int dilation = 1;
     std::vector<float> panels;  // [ceil(c_out/kPanel)][n_tap][c_in][kPanel]
     std::vector<float> bias;    // [c_out] or empty (no bias)
+    std::vector<float> narrow;  // c_out <= kNarrowOut: [c_out][n_tap][c_in]; else empty
 
     int n_panel() const { return (c_out + kPanel - 1) / kPanel; }
     int64_t history() const { return int64_t(n_tap - 1) * dilation; }  // rows before row 0
