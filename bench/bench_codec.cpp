@@ -1,8 +1,12 @@
 // Codec decoder throughput: ms of compute per second of audio (median of N runs), GFLOP/s
-// achieved vs the machine's fp32 FMA peak, one-shot and streaming.
+// achieved vs the machine's fp32 FMA peak (measured at start with a short register-only loop
+// on 1 and `threads` threads; --peak overrides), one-shot and streaming, and the time from
+// a new stream to the first packet's audio. On a shared machine wall-clock rates depend on
+// what the scheduler grants, so each rate is also given per CPU-second (flops over the CPU
+// time actually used), which moves much less with load.
 // usage: bench_codec <model or speech_tokenizer dir> [--frames N] [--threads T] [--runs R]
-//                    [--packet P] [--stream 0|1] [--chunk F] [--isa avx512|avx2|generic] [--peak
-//                    GFLOPS]
+//                    [--packet P] [--stream 0|1] [--chunk F] [--isa avx512|avx2|generic]
+//                    [--peak GFLOPS]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,10 +15,12 @@
 #include <ctime>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/cpu/conv_gemm.hpp"
 #include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/simd_targets.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "model/codec_decoder.hpp"
@@ -28,16 +34,80 @@ double now_s() {
         .count();
 }
 
+double clock_s(clockid_t id) {
+    timespec ts;
+    clock_gettime(id, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
 // CPU seconds used by the whole process (all threads; includes the pool's brief spinning).
 double cpu_s() {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Peak loops: 12 independent accumulator chains (enough to cover FMA latency x throughput),
+// no memory traffic. Return the flops done.
+constexpr int64_t kPeakIters = 20'000'000;
+
+__attribute__((target("avx512f"))) double fma_loop_avx512() {
+    __m512 acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(float(i));
+    const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(1e-3f);
+    for (int64_t it = 0; it < kPeakIters; ++it)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+    __m512 s = acc[0];
+    for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
+    volatile float sink = _mm512_reduce_add_ps(s);
+    (void)sink;
+    return double(kPeakIters) * 12 * 16 * 2;
+}
+
+__attribute__((target("avx512f,avx512bf16"))) double dpbf16_loop() {
+    __m512 acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(float(i));
+    const __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f803f80);  // (1, 1)
+    const __m512bh b = (__m512bh)_mm512_set1_epi32(0x3a833a83);  // (1e-3, 1e-3)
+    for (int64_t it = 0; it < kPeakIters; ++it)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; ++i) acc[i] = _mm512_dpbf16_ps(acc[i], a, b);
+    __m512 s = acc[0];
+    for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
+    volatile float sink = _mm512_reduce_add_ps(s);
+    (void)sink;
+    return double(kPeakIters) * 12 * 16 * 4;  // two multiply-adds per lane
+}
+
+struct Peak {
+    double wall = 0;  // GFLOP/s of all threads by wall clock (what the scheduler granted)
+    double cpu = 0;   // GFLOP per CPU-second of one thread (the core's own peak)
+};
+
+// `loop` run on n_thread threads at once.
+Peak peak_gflops(double (*loop)(), int n_thread) {
+    std::vector<std::thread> th;
+    std::vector<double> flops(static_cast<size_t>(n_thread), 0.0);
+    std::vector<double> cpu(static_cast<size_t>(n_thread), 0.0);
+    const double t0 = now_s();
+    for (int i = 0; i < n_thread; ++i)
+        th.emplace_back([&, i] {
+            const double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+            flops[size_t(i)] = loop();
+            cpu[size_t(i)] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+        });
+    for (auto& t : th) t.join();
+    const double dt = now_s() - t0;
+    Peak p;
+    for (size_t i = 0; i < flops.size(); ++i) {
+        p.wall += flops[i] / dt * 1e-9;
+        p.cpu = std::max(p.cpu, flops[i] / cpu[i] * 1e-9);
+    }
+    return p;
 }
 
 }  // namespace
@@ -53,7 +123,7 @@ int main(int argc, char** argv) {
     }
     std::string dir = argv[1];
     int frames = 125, threads = 2, runs = 5, packet = 4, chunk = 32, conv_chunk = 4, streaming = 1;
-    double peak = 460.0;
+    double peak = 0, peak_cpu = 0;
     std::string isa;
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string k = argv[i];
@@ -87,6 +157,24 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "ISA %s not available\n", isa.c_str());
             return 2;
         }
+        if (cpu::active_isa() == cpu::Isa::avx512) {
+            const Peak p1 = peak_gflops(fma_loop_avx512, 1);
+            const Peak pn = peak_gflops(fma_loop_avx512, threads);
+            std::printf(
+                "machine fp32 FMA peak: %.0f GFLOP/s on 1 thread, %.0f on %d (wall); "
+                "%.0f per CPU-second of one thread\n",
+                p1.wall, pn.wall, threads, std::max(p1.cpu, pn.cpu));
+            if (__builtin_cpu_supports("avx512bf16")) {
+                const Peak b1 = peak_gflops(dpbf16_loop, 1);
+                std::printf(
+                    "machine bf16 vdpbf16ps peak: %.0f GFLOP/s on 1 thread (wall), %.0f "
+                    "per CPU-second\n",
+                    b1.wall, b1.cpu);
+            }
+            if (peak <= 0) peak = pn.wall;
+            peak_cpu = std::max(p1.cpu, pn.cpu);
+        }
+        if (peak <= 0) peak = 1;  // no AVX-512 peak loop: give --peak
         double t0 = now_s();
         auto dec = CodecDecoder::load(dir);
         const double t_load = now_s() - t0;
@@ -117,8 +205,11 @@ int main(int argc, char** argv) {
             for (int r = 0; r < runs + 1; ++r) {  // first run warms caches and pages
                 stream->reset();
                 const double s = now_s(), c0 = cpu_s();
-                for (int f = 0; f < frames; f += packet_frames) {
-                    const int n = std::min(packet_frames, frames - f);
+                for (int f = 0, n = 0; f < frames; f += n) {
+                    // packet_frames 0: next_packet_frames() (1, 1, 2, 4, ... up to chunk_frames)
+                    n = std::min(packet_frames > 0 ? packet_frames
+                                                   : stream->next_packet_frames(chunk_frames),
+                                 frames - f);
                     stream->decode_frames(codes.data() + size_t(f) * ncb, n,
                                           wav.data() + size_t(f) * dec->samples_per_frame());
                 }
@@ -134,8 +225,11 @@ int main(int argc, char** argv) {
                 label, 1e3 * t / audio_s, t / audio_s, gflop / t, 100.0 * gflop / t / peak, peak,
                 1e3 * *std::min_element(times.begin(), times.end()) / audio_s,
                 1e3 * *std::max_element(times.begin(), times.end()) / audio_s, runs);
-            std::printf("  %-28s CPU time: median %8.1f ms per s of audio (all threads)\n", "",
-                        1e3 * median(cpu_times) / audio_s);
+            const double c = median(cpu_times);
+            std::printf(
+                "  %-28s CPU time: median %8.1f ms per s of audio (all threads), %.1f "
+                "GFLOP per CPU-second = %.1f%% of %.0f\n",
+                "", 1e3 * c / audio_s, gflop / c, 100.0 * gflop / c / peak_cpu, peak_cpu);
         };
         {  // per-stage breakdown of one one-shot run, from the tap hook's timestamps
             auto stream = dec->new_stream(ctx, chunk, conv_chunk);
@@ -160,6 +254,21 @@ int main(int argc, char** argv) {
                 std::printf(" %s %.1f", name.c_str(), 1e3 * t / audio_s);
             std::printf("\n");
         }
+        {  // time to first audio: a new stream, then its first packet (1 frame, then `packet`)
+            for (const int first : {1, packet}) {
+                std::vector<double> ms;
+                for (int r = 0; r < runs + 1; ++r) {
+                    const double s = now_s();
+                    auto stream = dec->new_stream(ctx, std::max(packet, 1), conv_chunk);
+                    stream->decode_frames(codes.data(), std::min(first, frames), wav.data());
+                    if (r > 0) ms.push_back(1e3 * (now_s() - s));
+                }
+                std::printf(
+                    "  first audio, %d-frame first packet: median %.1f ms (new stream + "
+                    "decode), min %.1f, N=%d\n",
+                    first, median(ms), *std::min_element(ms.begin(), ms.end()), runs);
+            }
+        }
         char label[64];
         std::snprintf(label, sizeof label, "one-shot (chunk %d/%d)", chunk, conv_chunk);
         bench(label, chunk, frames);
@@ -167,6 +276,7 @@ int main(int argc, char** argv) {
             std::snprintf(label, sizeof label, "stream %d-frame packets", packet);
             bench(label, std::max(packet, 1), packet);
             bench("stream 1-frame packets", 1, 1);
+            bench("stream growing packets", std::max(packet, 1), 0);
         }
     } catch (const Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -18,9 +18,9 @@ ConvWeights prepare_linear(const float* w, int out, int in, const float* bias) {
     return cpu::pack_linear(w, out, in, bias);
 }
 
-ConvWeights prepare_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
-                                           int stride, int phase, const float* bias) {
-    return cpu::pack_conv_transpose1d_phase(w, c_in, c_out, kernel, stride, phase, bias);
+ConvWeights prepare_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                     const float* bias) {
+    return cpu::pack_conv_transpose1d(w, c_in, c_out, kernel, stride, bias);
 }
 
 void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_t ldx,

@@ -71,10 +71,10 @@ ConvWeights prepare_conv1d(const float* w, int c_out, int c_in, int n_tap, int d
                            const float* bias);
 // From a torch Linear weight [out, in] (+ bias [out] or null).
 ConvWeights prepare_linear(const float* w, int out, int in, const float* bias);
-// One stride phase of a causal ConvTranspose1d (torch weight [c_in, c_out, kernel], kernel =
-// m·stride): an m-tap stride-1 conv, see cpu::pack_conv_transpose1d_phase.
-ConvWeights prepare_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel,
-                                           int stride, int phase, const float* bias);
+// A causal ConvTranspose1d (torch weight [c_in, c_out, kernel], kernel = m·stride) as one
+// m-tap stride-1 conv with stride·c_out outputs per input row, see cpu::pack_conv_transpose1d.
+ConvWeights prepare_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                     const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i] for
 // t < n_rows; `x` points at the first history row ((n_tap-1)·dilation rows before the first

@@ -299,6 +299,13 @@ size_t CodecStream::scratch_bytes() const {
     return n * sizeof(float);
 }
 
+int CodecStream::next_packet_frames(int max_packet) const {
+    if (max_packet <= 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "codec stream: max_packet must be > 0, got " + std::to_string(max_packet));
+    return int(std::clamp<int64_t>(pos_, 1, max_packet));
+}
+
 std::vector<float> CodecStream::decode_frames(const int64_t* codes, int64_t n_frames) {
     if (n_frames < 0) dec_.validate_codes(codes, n_frames);
     std::vector<float> out(size_t(n_frames * dec_.samples_per_frame()));

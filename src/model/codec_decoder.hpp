@@ -124,6 +124,12 @@ class CodecStream {
 
     void reset();  // back to the start of a stream
     int64_t frames_done() const { return pos_; }
+    // How many frames a caller feeding frames as they are generated should collect before its
+    // next decode_frames(): 1 at the start (the first audio waits for one frame only, not for
+    // a full packet), then as many as are done so far (1, 2, 4, ...: the buffered audio grows
+    // with the packets) up to max_packet, which spreads the low-rate stages' weight reads
+    // (~0.5 GB per step in f32) over more frames. max_packet <= 0 is Error(invalid_argument).
+    int next_packet_frames(int max_packet) const;
     int max_chunk_frames() const { return max_chunk_; }
     int conv_chunk_frames() const { return conv_chunk_; }
     size_t state_bytes() const;    // carried state (conv contexts + KV windows)

@@ -81,25 +81,22 @@ void CausalConvTranspose1d::load(const WeightMap& weights, const std::string& pr
     c_out_ = c_out;
     kernel_ = kernel;
     stride_ = stride;
-    phases_.clear();
-    for (int r = 0; r < stride; ++r)
-        phases_.push_back(backend::prepare_conv_transpose1d_phase(w.data(), c_in, c_out, kernel,
-                                                                  stride, r, b.data()));
+    w_ = backend::prepare_conv_transpose1d(w.data(), c_in, c_out, kernel, stride, b.data());
 }
 
 double CausalConvTranspose1d::flops(int64_t n_in) const {
-    double f = 0;
-    for (const auto& p : phases_) f += p.flops(n_in);
-    return f;
+    return w_.flops(n_in);
 }
 
 void CausalConvTranspose1d::forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y,
                                     int64_t ldy, const backend::ExecContext& ctx) const {
+    if (ldy != c_out_)
+        throw Error(ErrorCode::internal, "transposed conv: output row stride " +
+                                             std::to_string(ldy) + " != c_out " +
+                                             std::to_string(c_out_));
     const int64_t h = history();
     load_history(state, h, c_in_, x, ldx);
-    for (int r = 0; r < stride_; ++r)
-        backend::conv1d(ctx, phases_[size_t(r)], x - h * ldx, ldx, n_in, y + r * ldy, ldy * stride_,
-                        false);
+    backend::conv1d(ctx, w_, x - h * ldx, ldx, n_in, y, ldy * stride_, false);
     save_history(x, ldx, n_in, h, c_in_, state);
 }
 

@@ -61,9 +61,9 @@ class CausalDepthwiseConv1d {
 // ConvTranspose1d(c_in, c_out, kernel, stride) with the right trim of kernel-stride samples
 // (post-fix upstream version: output length = input length · stride, no look-ahead).
 // kernel must be a multiple of stride (the codec uses kernel = stride and 2·stride).
-// Output row n·stride + r = Σ of inputs n-(m-1)..n, m = kernel/stride; computed as `stride`
-// stride-1 convolutions, one per output phase r. Tensors: <prefix>.weight [c_in, c_out,
-// kernel], <prefix>.bias [c_out].
+// Output row n·stride + r = Σ of inputs n-(m-1)..n, m = kernel/stride; computed as one
+// stride-1 convolution with stride·c_out outputs (backend::prepare_conv_transpose1d).
+// Tensors: <prefix>.weight [c_in, c_out, kernel], <prefix>.bias [c_out].
 class CausalConvTranspose1d {
   public:
     void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int kernel,
@@ -75,13 +75,15 @@ class CausalConvTranspose1d {
     size_t state_floats() const { return size_t(history()) * size_t(c_in_); }
     double flops(int64_t n_in) const;
 
-    // y: n_in·stride rows of c_out (row stride ldy). Same x/state protocol as CausalConv1d.
+    // y: n_in·stride rows of c_out, densely packed (ldy must be c_out: the phases of one input
+    // row are written as one row of stride·c_out; else Error(internal)). Same x/state
+    // protocol as CausalConv1d.
     void forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y, int64_t ldy,
                  const backend::ExecContext& ctx) const;
 
   private:
     int c_in_ = 0, c_out_ = 0, kernel_ = 0, stride_ = 1;
-    std::vector<backend::ConvWeights> phases_;  // [stride]
+    backend::ConvWeights w_;  // stride·c_out outputs: column r·c_out + o is phase r
 };
 
 }  // namespace qwen3tts

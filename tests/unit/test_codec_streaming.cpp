@@ -50,6 +50,34 @@ class CodecStreaming : public ::testing::Test {
 
 CodecDecoder* CodecStreaming::decoder_ = nullptr;
 
+TEST_F(CodecStreaming, PacketsStartAtOneFrameAndGrow) {
+    const auto ids = random_codes(20, 5);
+    const auto one_shot = decoder_->decode(ids.data(), 20);
+    auto stream = decoder_->new_stream({}, 4);
+    std::vector<int> sizes;
+    std::vector<float> out;
+    for (int64_t f = 0; f < 20;) {
+        const int64_t m = std::min<int64_t>(stream->next_packet_frames(4), 20 - f);
+        sizes.push_back(int(m));
+        const auto part = stream->decode_frames(ids.data() + f * 16, m);
+        out.insert(out.end(), part.begin(), part.end());
+        f += m;
+    }
+    EXPECT_EQ(sizes, (std::vector<int>{1, 1, 2, 4, 4, 4, 4}));
+    ASSERT_EQ(out.size(), one_shot.size());
+    EXPECT_LE(testing::compare(out, one_shot).max_abs, 1e-6);
+    EXPECT_EQ(stream->next_packet_frames(2), 2);
+    stream->reset();
+    EXPECT_EQ(stream->next_packet_frames(4), 1);
+    try {
+        stream->next_packet_frames(0);
+        FAIL() << "max_packet 0 accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("max_packet must be > 0, got 0"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST_F(CodecStreaming, AnyPacketisationEqualsOneShot) {
     const auto ids = testing::golden("tiny-custom_voice", "codec_rand_codes").to_i64();
     const auto one_shot = decoder_->decode(ids.data(), int64_t(ids.size()) / 16);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/simd_targets.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
@@ -79,6 +80,31 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void tile_avx512(c
         _mm512_mask_storeu_ps(a.y + r * a.ldy, m0, c0[r]);
         _mm512_mask_storeu_ps(a.y + r * a.ldy + 16, m1, c1[r]);
     }
+}
+
+// Rows [r0, r1) of a conv with few outputs: one dot product over taps x channels per output.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void narrow_rows_avx512(
+    const PackedConv& w, const float* x, int64_t ldx, int64_t r0, int64_t r1, float* y, int64_t ldy,
+    bool accumulate) {
+    const int n_full = w.c_in / 16 * 16;
+    const __mmask16 tail = __mmask16((1u << (w.c_in - n_full)) - 1);
+    for (int64_t t = r0; t < r1; ++t)
+        for (int o = 0; o < w.c_out; ++o) {
+            __m512 acc = _mm512_setzero_ps();
+            for (int j = 0; j < w.n_tap; ++j) {
+                const float* xr = x + (t + int64_t(j) * w.dilation) * ldx;
+                const float* wr = w.narrow.data() + (size_t(o) * w.n_tap + j) * w.c_in;
+                int i = 0;
+                for (; i < n_full; i += 16)
+                    acc = _mm512_fmadd_ps(_mm512_loadu_ps(xr + i), _mm512_loadu_ps(wr + i), acc);
+                if (tail)
+                    acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, xr + i),
+                                          _mm512_maskz_loadu_ps(tail, wr + i), acc);
+            }
+            float v = _mm512_reduce_add_ps(acc) + (w.bias.empty() ? 0.0f : w.bias[size_t(o)]);
+            if (accumulate) v += y[t * ldy + o];
+            y[t * ldy + o] = v;
+        }
 }
 
 // ---- AVX2 + FMA: MR rows x 32 columns in 4*MR ymm accumulators -----------------------------
@@ -185,6 +211,13 @@ PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* 
                     if (o < c_out) dst[q] = tap_weight(o, i, j);
                 }
             }
+    if (c_out <= kNarrowOut) {
+        p.narrow.resize(size_t(c_out) * n_tap * c_in);
+        for (int o = 0; o < c_out; ++o)
+            for (int j = 0; j < n_tap; ++j)
+                for (int i = 0; i < c_in; ++i)
+                    p.narrow[(size_t(o) * n_tap + j) * c_in + i] = tap_weight(o, i, j);
+    }
     if (bias) {
         p.bias.assign(size_t(n_panel) * kPanel, 0.0f);
         std::memcpy(p.bias.data(), bias, sizeof(float) * size_t(c_out));
@@ -204,23 +237,62 @@ PackedConv pack_linear(const float* w, int out, int in, const float* bias) {
     return pack_impl(out, in, 1, 1, bias, [&](int o, int i, int) { return w[size_t(o) * in + i]; });
 }
 
-PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel, int stride,
-                                       int phase, const float* bias) {
-    if (stride <= 0 || kernel % stride != 0 || phase < 0 || phase >= stride)
+PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                 const float* bias) {
+    if (stride <= 0 || kernel % stride != 0 || c_out <= 0 || c_out > (1 << 30) / stride)
         throw Error(ErrorCode::invalid_argument,
                     "conv_transpose1d pack: kernel " + std::to_string(kernel) +
-                        " must be a multiple of stride " + std::to_string(stride));
+                        " must be a multiple of stride " + std::to_string(stride) + " (c_out " +
+                        std::to_string(c_out) + ")");
     const int m = kernel / stride;
-    return pack_impl(c_out, c_in, m, 1, bias, [&](int o, int i, int j) {
-        const int k = phase + (m - 1 - j) * stride;
-        return w[(size_t(i) * c_out + o) * kernel + k];
-    });
+    std::vector<float> phase_bias;
+    if (bias)
+        for (int r = 0; r < stride; ++r) phase_bias.insert(phase_bias.end(), bias, bias + c_out);
+    return pack_impl(stride * c_out, c_in, m, 1, bias ? phase_bias.data() : nullptr,
+                     [&](int q, int i, int j) {
+                         const int r = q / c_out, o = q % c_out;
+                         const int k = r + (m - 1 - j) * stride;
+                         return w[(size_t(i) * c_out + o) * kernel + k];
+                     });
 }
+
+namespace {
+
+// Calls run(item) for every item in [0, n_item), over the pool when the call is big enough.
+template <class F>
+void run_items(const PackedConv& w, int64_t n_rows, int64_t n_item, ThreadPool* pool,
+               const F& run) {
+    // Below ~50k multiply-adds a fork/join costs more than it saves.
+    const bool parallel = pool && pool->size() > 1 && n_item > 1 && w.flops(n_rows) > 1e5;
+    if (!parallel) {
+        for (int64_t i = 0; i < n_item; ++i) run(i);
+        return;
+    }
+    // Items are handed out dynamically rather than split in fixed halves: on a loaded machine
+    // a descheduled thread then delays the call by one item, not by half of it.
+    std::atomic<int64_t> next{0};
+    auto grab = [&] {
+        for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;) run(i);
+    };
+    // One pointer of capture fits std::function's small buffer: no allocation per call.
+    const auto* g = &grab;
+    pool->parallel_for(pool->size(), 1, [g](int64_t, int64_t) { (*g)(); });
+}
+
+}  // namespace
 
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
                  int64_t ldy, bool accumulate, ThreadPool* pool) {
     if (n_rows <= 0) return;
     const Isa isa = active_isa();
+    if (isa == Isa::avx512 && !w.narrow.empty()) {
+        constexpr int64_t kRows = 256;  // rows per work item
+        run_items(w, n_rows, (n_rows + kRows - 1) / kRows, pool, [&](int64_t item) {
+            narrow_rows_avx512(w, x, ldx, item * kRows, std::min(n_rows, (item + 1) * kRows), y,
+                               ldy, accumulate);
+        });
+        return;
+    }
     const TileFn* table = isa == Isa::avx512 ? tile_avx512_table.data()
                           : isa == Isa::avx2 ? tile_avx2_table.data()
                                              : tile_generic_table.data();
@@ -230,55 +302,35 @@ void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_row
     // inputs (the 12.5-400 Hz stages, whose weights are large) are one block, so each weight
     // is read once per call.
     const int64_t row_block = int64_t(mr) * (480 / mr);
-    const int64_t n_rb = (n_rows + row_block - 1) / row_block;
     const int n_panel = w.n_panel();
-    const int64_t n_item = n_rb * n_panel;
+    const int64_t n_item = (n_rows + row_block - 1) / row_block * n_panel;
     const size_t panel_size = size_t(w.n_tap) * w.c_in * kPanel;
-
-    auto run = [&](int64_t begin, int64_t end) {
+    run_items(w, n_rows, n_item, pool, [&](int64_t item) {
+        const int64_t rb = item / n_panel;
+        const int p = int(item % n_panel);
         Tile t{};
         t.ldx = ldx;
         t.ldy = ldy;
         t.accumulate = accumulate;
-        for (int64_t item = begin; item < end; ++item) {
-            const int64_t rb = item / n_panel;
-            const int p = int(item % n_panel);
-            const float* panel = w.panels.data() + size_t(p) * panel_size;
-            t.bias = w.bias.empty() ? nullptr : w.bias.data() + size_t(p) * kPanel;
-            t.n_col = std::min(kPanel, w.c_out - p * kPanel);
-            const int64_t r_begin = rb * row_block;
-            const int64_t r_end = std::min(n_rows, r_begin + row_block);
-            for (int j = 0; j < w.n_tap; ++j)
-                for (int i0 = 0; i0 < w.c_in; i0 += kKc) {
-                    t.kc = std::min(kKc, w.c_in - i0);
-                    t.panel = panel + (size_t(j) * w.c_in + size_t(i0)) * kPanel;
-                    t.first = j == 0 && i0 == 0;
-                    const float* xb = x + int64_t(j) * w.dilation * ldx + i0;
-                    for (int64_t r = r_begin; r < r_end; r += mr) {
-                        const int rows = int(std::min<int64_t>(mr, r_end - r));
-                        t.x = xb + r * ldx;
-                        t.y = y + r * ldy + int64_t(p) * kPanel;
-                        table[rows - 1](t);
-                    }
+        const float* panel = w.panels.data() + size_t(p) * panel_size;
+        t.bias = w.bias.empty() ? nullptr : w.bias.data() + size_t(p) * kPanel;
+        t.n_col = std::min(kPanel, w.c_out - p * kPanel);
+        const int64_t r_begin = rb * row_block;
+        const int64_t r_end = std::min(n_rows, r_begin + row_block);
+        for (int j = 0; j < w.n_tap; ++j)
+            for (int i0 = 0; i0 < w.c_in; i0 += kKc) {
+                t.kc = std::min(kKc, w.c_in - i0);
+                t.panel = panel + (size_t(j) * w.c_in + size_t(i0)) * kPanel;
+                t.first = j == 0 && i0 == 0;
+                const float* xb = x + int64_t(j) * w.dilation * ldx + i0;
+                for (int64_t r = r_begin; r < r_end; r += mr) {
+                    const int rows = int(std::min<int64_t>(mr, r_end - r));
+                    t.x = xb + r * ldx;
+                    t.y = y + r * ldy + int64_t(p) * kPanel;
+                    table[rows - 1](t);
                 }
-        }
-    };
-    // Below ~50k multiply-adds a fork/join costs more than it saves.
-    const bool parallel = pool && pool->size() > 1 && n_item > 1 && w.flops(n_rows) > 1e5;
-    if (parallel) {
-        // Items are handed out dynamically rather than split in fixed halves: on a loaded
-        // machine a descheduled thread then delays the call by one item, not by half of it.
-        std::atomic<int64_t> next{0};
-        auto grab = [&] {
-            for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;)
-                run(i, i + 1);
-        };
-        // One pointer of capture fits std::function's small buffer: no allocation per call.
-        const auto* g = &grab;
-        pool->parallel_for(pool->size(), 1, [g](int64_t, int64_t) { (*g)(); });
-    } else {
-        run(0, n_item);
-    }
+            }
+    });
 }
 
 const char* conv_gemm_isa() {

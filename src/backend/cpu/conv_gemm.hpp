@@ -1,6 +1,6 @@
 // Stride-1 1-D convolution as a register-blocked GEMM on channels-last activations: the codec
-// decoder's hot path (dilated k=7 and 1x1 convs at 400 Hz-24 kHz, transposed convs split into
-// stride phases, linear layers as k=1 convs).
+// decoder's hot path (dilated k=7 and 1x1 convs at 400 Hz-24 kHz, transposed convs as one conv
+// over their stride phases, linear layers as k=1 convs).
 //
 // Layout. Activations are time-major `[T, C]` with a row stride (`ld*`). A convolution with
 // n_tap taps and dilation d reads, for output row t, the input rows t + j*d (j = 0..n_tap-1)
@@ -28,6 +28,9 @@ class ThreadPool;
 namespace qwen3tts::cpu {
 
 constexpr int kPanel = 32;  // output channels per packed panel (two AVX-512 vectors)
+// Below this many outputs (the codec's final conv has one) a panel would be mostly padding:
+// the AVX-512 kernel then takes dot products over rows of `narrow` instead.
+constexpr int kNarrowOut = 4;
 
 struct PackedConv {
     int c_out = 0;
@@ -36,6 +39,7 @@ struct PackedConv {
     int dilation = 1;
     std::vector<float> panels;  // [ceil(c_out/kPanel)][n_tap][c_in][kPanel]
     std::vector<float> bias;    // [c_out] or empty (no bias)
+    std::vector<float> narrow;  // c_out <= kNarrowOut: [c_out][n_tap][c_in]; else empty
 
     int n_panel() const { return (c_out + kPanel - 1) / kPanel; }
     int64_t history() const { return int64_t(n_tap - 1) * dilation; }  // rows before row 0
@@ -47,12 +51,15 @@ PackedConv pack_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilat
                        const float* bias);
 // From a torch Linear weight [out, in]: y[t,o] = b[o] + Σ_i w[o,i]·x[t,i].
 PackedConv pack_linear(const float* w, int out, int in, const float* bias);
-// One stride phase of a causal ConvTranspose1d (torch weight [c_in, c_out, kernel],
-// kernel = m·stride, right-trimmed to T·stride outputs): output row n·stride + phase is
-// Σ_{j<m} x[n-(m-1)+j] · w[:, :, phase + (m-1-j)·stride], i.e. an m-tap stride-1 conv whose
-// base pointer sits m-1 input rows before row n. Bias is added once per output.
-PackedConv pack_conv_transpose1d_phase(const float* w, int c_in, int c_out, int kernel, int stride,
-                                       int phase, const float* bias);
+// A causal ConvTranspose1d (torch weight [c_in, c_out, kernel], kernel = m·stride,
+// right-trimmed to T·stride outputs) as one m-tap stride-1 conv with stride·c_out outputs:
+// output row n·stride + r is Σ_{j<m} x[n-(m-1)+j] · w[:, :, r + (m-1-j)·stride], and column
+// r·c_out + o of the packed conv's row n is output (n·stride + r, o). With channels-last
+// output rows of exactly c_out values, the stride output rows of input row n are adjacent,
+// so one call (ldy = stride·c_out) computes all phases: one parallel region instead of
+// `stride`, and stride times more panels to share among threads. Bias is added once per output.
+PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                 const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y[t*ldy + o] : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i]
 // for t in [0, n_rows), o in [0, c_out). `x` points at the first history row (see above).
