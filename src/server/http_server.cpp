@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -101,6 +102,7 @@ struct HttpServer::Impl {
     net::io_context io{1};
     net::executor_work_guard<net::io_context::executor_type> work{io.get_executor()};
     tcp::acceptor acceptor{io};
+    net::steady_timer stop_timer{io};  // stop(): closes what is still open after the grace
     std::set<std::shared_ptr<Connection>> connections;  // touched on the I/O thread only
     bool stopping = false;                              // I/O thread only
     std::unique_ptr<TaskPool> tasks;
@@ -506,6 +508,7 @@ void Connection::close() {
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.socket().close(ec);
     server_.connections.erase(shared_from_this());
+    if (server_.stopping && server_.connections.empty()) server_.stop_timer.cancel();
 }
 
 }  // namespace
@@ -570,14 +573,21 @@ void HttpServer::stop_accepting() {
     });
 }
 
-void HttpServer::stop() {
-    net::post(impl_->io, [impl = impl_] {
+void HttpServer::stop(std::chrono::milliseconds grace) {
+    net::post(impl_->io, [impl = impl_, grace] {
         impl->stopping = true;
         beast::error_code ec;
         impl->acceptor.close(ec);
-        const auto open = impl->connections;
-        for (const auto& c : open) c->close();
         impl->work.reset();
+        const auto open = impl->connections;  // closing erases from the set
+        for (const auto& c : open) c->stop_after_response();
+        if (impl->connections.empty()) return;
+        impl->stop_timer.expires_after(grace);
+        impl->stop_timer.async_wait([impl](beast::error_code e) {
+            if (e) return;  // cancelled: every connection closed in time
+            const auto left = impl->connections;
+            for (const auto& c : left) c->close();
+        });
     });
 }
 

@@ -8,6 +8,7 @@
 // stalling other connections. Handlers answer through an HttpResponder (http_message.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -44,8 +45,9 @@ class HttpServer {
     void run();
     // Thread-safe. No new connections; open ones finish their current response and close.
     void stop_accepting();
-    // Thread-safe. Closes every connection (cancelling responses still running); run() returns.
-    void stop();
+    // Thread-safe. Connections close once their response is out (at once when idle); those
+    // still open after `grace` are closed (cancelling their responses). run() then returns.
+    void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(0));
 
     struct Impl;  // http_server.cpp (its connections reach it)
 

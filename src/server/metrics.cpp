@@ -45,6 +45,11 @@ void Metrics::speech_finished(int64_t frames, double first_audio_s, double real_
     rtf_.observe(real_time_factor);
 }
 
+void Metrics::speech_cancelled() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++cancelled_;
+}
+
 std::string Metrics::render(const SpeechServiceStats& service) const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string out;
@@ -62,6 +67,11 @@ std::string Metrics::render(const SpeechServiceStats& service) const {
     out += "# HELP qwen3tts_frames_generated_total Codec frames generated (12.5 per second).\n";
     out += "# TYPE qwen3tts_frames_generated_total counter\n";
     out += "qwen3tts_frames_generated_total " + std::to_string(frames_) + "\n";
+    out +=
+        "# HELP qwen3tts_speech_cancelled_total Speech requests stopped early (client gone, "
+        "shutdown).\n";
+    out += "# TYPE qwen3tts_speech_cancelled_total counter\n";
+    out += "qwen3tts_speech_cancelled_total " + std::to_string(cancelled_) + "\n";
     out +=
         "# HELP qwen3tts_time_to_first_audio_seconds From the start of synthesis to the "
         "first audio.\n";

@@ -96,7 +96,7 @@ int serve(const ServeOptions& options, const std::function<Model()>& load_model,
                 s = service;
             }
             if (s) s->shutdown(std::chrono::seconds(options.shutdown_grace_s));
-            http.stop();
+            http.stop(std::chrono::seconds(2));  // time for the last bytes to go out
             return;
         }
     });

@@ -32,7 +32,10 @@ class SpeechStream {
 
     void on_done(const SpeechOutcome& o) {
         using S = SpeechOutcome::Status;
-        if (o.status == S::cancelled) return res_->abort();
+        if (o.status == S::cancelled) {
+            metrics_.speech_cancelled();
+            return res_->abort();
+        }
         if (o.status == S::failed) {
             if (begun_) return res_->abort();
             const bool client_fault = o.error_code == ErrorCode::invalid_argument ||

@@ -26,8 +26,8 @@ struct SpeechOutcome {
     SpeechReport report;                         // done: timings, frames, samples
 };
 
-// A submitted job; cancel() stops it within one frame (or drops it from the queue). on_done
-// still runs, with Status::cancelled.
+// A submitted job; cancel() stops it within one frame, or drops it from the queue (then on_done
+// runs inside cancel(), on the cancelling thread). on_done runs with Status::cancelled.
 class SpeechTicket {
   public:
     virtual ~SpeechTicket() = default;

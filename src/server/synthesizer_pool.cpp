@@ -6,11 +6,15 @@
 namespace qwen3tts::server {
 
 struct SynthesizerPool::Entry : SpeechTicket {
+    SynthesizerPool* pool = nullptr;
     SpeechJob job;
     AudioFn on_audio;
     DoneFn on_done;
     std::atomic<bool> cancelled{false};
-    void cancel() override { cancelled = true; }
+    void cancel() override {
+        cancelled = true;
+        pool->drop_queued(this);
+    }
 };
 
 SynthesizerPool::SynthesizerPool(const Model& model, const EngineOptions& engine, size_t slots,
@@ -30,6 +34,7 @@ SynthesizerPool::~SynthesizerPool() {
 std::shared_ptr<SpeechTicket> SynthesizerPool::submit(SpeechJob job, AudioFn on_audio,
                                                       DoneFn on_done) {
     auto e = std::make_shared<Entry>();
+    e->pool = this;
     e->job = std::move(job);
     e->on_audio = std::move(on_audio);
     e->on_done = std::move(on_done);
@@ -95,16 +100,38 @@ void SynthesizerPool::work(Synthesizer synth) {
     }
 }
 
+// A job cancelled while it waits leaves the queue at once: its client is gone, and it must
+// not hold a place that a new request could take.
+void SynthesizerPool::drop_queued(const Entry* e) {
+    std::shared_ptr<Entry> found;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = std::find_if(queue_.begin(), queue_.end(),
+                                     [e](const std::shared_ptr<Entry>& q) { return q.get() == e; });
+        if (it == queue_.end()) return;
+        found = *it;
+        queue_.erase(it);
+    }
+    SpeechOutcome outcome;
+    outcome.status = SpeechOutcome::Status::cancelled;
+    found->on_done(outcome);
+    found->on_audio = nullptr;
+    found->on_done = nullptr;
+    idle_cv_.notify_all();
+}
+
 void SynthesizerPool::shutdown(std::chrono::milliseconds grace) {
     std::unique_lock<std::mutex> lock(mutex_);
     closed_ = true;
     cv_.notify_all();
     const auto idle = [&] { return queue_.empty() && running_.empty(); };
-    if (!idle_cv_.wait_for(lock, grace, idle)) {
-        for (auto& e : queue_) e->cancel();
-        for (auto& e : running_) e->cancel();
-        idle_cv_.wait(lock, idle);
-    }
+    if (idle_cv_.wait_for(lock, grace, idle)) return;
+    std::vector<std::shared_ptr<Entry>> all(queue_.begin(), queue_.end());
+    all.insert(all.end(), running_.begin(), running_.end());
+    lock.unlock();  // cancel() takes the lock
+    for (auto& e : all) e->cancel();
+    lock.lock();
+    idle_cv_.wait(lock, idle);
 }
 
 }  // namespace qwen3tts::server

@@ -26,6 +26,7 @@ class SynthesizerPool : public SpeechService {
   private:
     struct Entry;
     void work(Synthesizer synth);
+    void drop_queued(const Entry* e);
 
     mutable std::mutex mutex_;
     std::condition_variable cv_;       // workers: a job or the stop
