@@ -102,10 +102,12 @@ export function tmpDir(name) {
   return d;
 }
 
-// Sends bytes as they are (no URL normalisation) and returns all the server answers.
+// Sends bytes as they are (no URL normalisation) and returns all the server answers (send
+// "Connection: close"). The socket is not half-closed: the server takes an end of stream from
+// the client as the client leaving.
 export function rawRequest(port, text) {
   return new Promise((resolve, reject) => {
-    const sock = net.connect(port, "127.0.0.1", () => sock.end(text));
+    const sock = net.connect(port, "127.0.0.1", () => sock.write(text));
     let out = "";
     sock.on("data", (d) => (out += d.toString("latin1")));
     sock.on("end", () => resolve(out));
