@@ -122,6 +122,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
 
     void start() { read_request(); }
+    // Whether `id` is the response in progress (a late call of an earlier request's responder
+    // must not touch the next request on a kept-alive connection).
+    bool current(unsigned id) const { return responding_ && response_id_ == id; }
     void close();
     // The server stops: an idle connection closes now, a busy one after its response.
     void stop_after_response() {
@@ -152,6 +155,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::string remote_;
 
     // The response in progress.
+    unsigned response_id_ = 0;
     bool responding_ = false;
     bool chunked_ = true;     // HTTP/1.0 clients get the raw body and a close instead
     bool keep_alive_ = true;  // after this response
@@ -171,8 +175,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 class Responder : public HttpResponder {
   public:
-    Responder(std::weak_ptr<Connection> conn, net::io_context::executor_type executor)
-        : conn_(std::move(conn)), executor_(executor) {}
+    Responder(std::weak_ptr<Connection> conn, unsigned id, net::io_context::executor_type executor)
+        : conn_(std::move(conn)), id_(id), executor_(executor) {}
 
     void send(int status, HttpHeaders headers, std::string body) override {
         if (!claim_start()) return;
@@ -235,12 +239,14 @@ class Responder : public HttpResponder {
     }
     template <class F>
     void post(F f) {
-        net::post(executor_, [conn = conn_, f = std::move(f)]() mutable {
-            if (auto c = conn.lock()) f(*c);
+        net::post(executor_, [conn = conn_, id = id_, f = std::move(f)]() mutable {
+            const auto c = conn.lock();
+            if (c && c->current(id)) f(*c);
         });
     }
 
     std::weak_ptr<Connection> conn_;
+    unsigned id_;
     net::io_context::executor_type executor_;
     std::atomic<bool> started_{false};
     std::atomic<bool> cancelled_{false};
@@ -311,6 +317,9 @@ void Connection::protocol_error(int status, const std::string& message) {
         parser_ && parser_->is_header_done() ? std::string(parser_->get().method_string()) : "-";
     target_ = parser_ && parser_->is_header_done() ? std::string(parser_->get().target()) : "-";
     started_ = Clock::now();
+    status_ = 0;
+    bytes_sent_ = 0;
+    ++response_id_;
     responding_ = true;
     chunked_ = true;
     keep_alive_ = false;  // the rest of the stream cannot be trusted
@@ -335,12 +344,14 @@ void Connection::dispatch() {
     started_ = Clock::now();
     status_ = 0;
     bytes_sent_ = 0;
+    ++response_id_;
     responding_ = true;
     chunked_ = req.version() >= 11;
     keep_alive_ = req.keep_alive() && chunked_;
     end_queued_ = false;
     stream_.expires_never();
-    auto responder = std::make_shared<Responder>(weak_from_this(), server_.io.get_executor());
+    auto responder =
+        std::make_shared<Responder>(weak_from_this(), response_id_, server_.io.get_executor());
     responder_ = responder;
     watch_peer();
     auto handler = server_.handler;

@@ -112,5 +112,9 @@ export function rawRequest(port, text) {
     sock.on("data", (d) => (out += d.toString("latin1")));
     sock.on("end", () => resolve(out));
     sock.on("error", reject);
+    sock.setTimeout(20000, () => {
+      sock.destroy();
+      reject(new Error("no complete answer within 20 s; got: " + out));
+    });
   });
 }

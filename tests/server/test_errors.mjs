@@ -2,7 +2,7 @@
 // stays up and answers the next request correctly.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Server } from "./server_harness.mjs";
+import { Server, rawRequest } from "./server_harness.mjs";
 
 let server;
 const good = { model: "m", voice: "ryan", input: "Hi.", max_frames: 3, response_format: "pcm" };
@@ -70,6 +70,16 @@ test("input and instructions over --max-input-chars", async () => {
 test("a body over --max-body-mb is 413", async () => {
   const huge = JSON.stringify({ ...good, input: "a".repeat(2 << 20) });
   await expectError(await server.postJson("/v1/audio/speech", huge), 413, null, "larger than the limit");
+});
+
+test("413 also on a kept-alive connection after an earlier response", async () => {
+  const out = await rawRequest(server.port,
+    "GET /health HTTP/1.1\r\nHost: x\r\n\r\n" +
+    "POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+    "Content-Length: 5000000\r\n\r\n");
+  assert.match(out, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(out, /\r\n\r\n\{"status":"ok"\}HTTP\/1\.1 413 Payload Too Large\r\n/);
+  assert.match(out, /"message":"the request body is larger than the limit of 1048576 bytes"/);
 });
 
 test("unknown paths are 404, wrong methods 405", async () => {
