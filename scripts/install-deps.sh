@@ -14,6 +14,7 @@ packages=(
   clang-15 libfuzzer-15-dev          # sanitizer build (warning-free under clang too), fuzzers
   clang-format                       # formatting check (unit.clang_format)
   libboost-dev                       # qwen3tts serve: Boost.Beast/Asio (header-only)
+  chromium                           # headless browser for the server's page test
 )
 # The server tests' client runs on node (any packaged node >= 18 will do, so one that is already
 # installed, e.g. from another source, is kept).

@@ -2,7 +2,8 @@
 // voice description (VoiceDesign), press speak, and hear the audio as it streams: raw 24 kHz
 // PCM read from the fetch body and scheduled on Web Audio chunk by chunk. It also makes a
 // voice from an uploaded clip and shows time to first audio and the real-time factor.
-// Everything is inline: no CDN, no build step.
+// Everything is inline: no CDN, no build step. Link parameters fill the form and may start it:
+// /?text=Hello&voice=ryan&language=english&max_frames=50&speak=1 (the page test uses them).
 #include "server/server_app.hpp"
 
 namespace qwen3tts::server {
@@ -18,7 +19,7 @@ body{font:15px/1.4 system-ui,sans-serif;max-width:46em;margin:2em auto;padding:0
 h1{font-size:1.4em}fieldset{border:1px solid #ccc;border-radius:6px;margin:1em 0}
 label{display:block;margin:.4em 0}textarea,input[type=text],select{width:100%;box-sizing:border-box}
 textarea{height:7em}button{padding:.4em 1.2em}#stats,#vstatus{font-family:monospace}
-.err{color:#b00}
+.err{color:#b00}[hidden]{display:none!important}
 </style></head><body>
 <h1>qwen3tts</h1>
 <div id="model">loading…</div>
@@ -43,7 +44,9 @@ textarea{height:7em}button{padding:.4em 1.2em}#stats,#vstatus{font-family:monosp
 "use strict";
 const $ = id => document.getElementById(id);
 const SR = 24000;
+const params = new URLSearchParams(location.search);
 let info = null, ctx = null, abort = null;
+if (params.get("text")) $("text").value = params.get("text");
 $("key").value = localStorage.getItem("qwen3tts-key") || "";
 $("key").onchange = () => localStorage.setItem("qwen3tts-key", $("key").value);
 function headers(extra) {
@@ -72,6 +75,9 @@ async function init() {
   $("voiceRow").hidden = $("cloneBox").hidden = info.type !== "base";
   $("instrRow").hidden = !info.takes_instruction;
   if (info.type === "base") await loadVoices();
+  for (const [k, sel] of [["voice", info.type === "base" ? "voice" : "speaker"], ["language", "language"]])
+    if (params.get(k)) $(sel).value = params.get(k);
+  if (params.get("speak") === "1") speak();
 }
 async function speak() {
   if (!ctx) ctx = new AudioContext({sampleRate: SR});
@@ -81,6 +87,7 @@ async function speak() {
   if (info.type === "custom_voice") body.voice = $("speaker").value;
   if (info.type === "base") body.voice = $("voice").value;
   if (info.takes_instruction && $("instructions").value) body.instructions = $("instructions").value;
+  if (params.get("max_frames")) body.max_frames = Number(params.get("max_frames"));
   abort = new AbortController();
   $("speak").disabled = true; $("stop").disabled = false;
   const t0 = performance.now();

@@ -96,7 +96,7 @@ export function toneWav(seconds = 1.5, rate = 24000) {
 }
 
 export function tmpDir(name) {
-  const d = path.join(TMP, "server", name + "-" + process.pid);
+  const d = path.join(TMP, "server", name);
   fs.rmSync(d, { recursive: true, force: true });
   fs.mkdirSync(d, { recursive: true });
   return d;

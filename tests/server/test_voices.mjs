@@ -13,7 +13,7 @@ const clip = toneWav();
 
 before(async () => {
   dir = tmpDir("voices");
-  clipPath = path.join(dir, "..", `clip-${process.pid}.wav`);
+  clipPath = path.join(tmpDir("voices-clip"), "clip.wav");
   fs.writeFileSync(clipPath, clip);
   server = await Server.start(MODEL, ["--voices-dir", dir]);
 });
