@@ -15,6 +15,7 @@ packages=(
   clang-format                       # formatting check (unit.clang_format)
   libboost-dev                       # qwen3tts serve: Boost.Beast/Asio (header-only)
   chromium                           # headless browser for the server's page test
+  nginx-light                        # the load balancer of the server's scale-out test
 )
 # The server tests' client runs on node (any packaged node >= 18 will do, so one that is already
 # installed, e.g. from another source, is kept).
