@@ -10,8 +10,8 @@ const req = (voice, seed, frames, input = "Concurrent speech.") =>
 test("simultaneous requests of different lengths and voices each equal their solo output", async () => {
   const server = await Server.start(MODEL, ["--max-batch", "2", "--max-queue", "16"]);
   try {
-    const jobs = [["ryan", 1, 6], ["vivian", 2, 10], ["serena", 3, 4], ["aiden", 4, 8],
-                  ["ryan", 5, 12], ["sohee", 6, 5], ["eric", 7, 9], ["dylan", 8, 7]];
+    const voices = ["ryan", "vivian", "serena", "aiden", "sohee", "eric", "dylan", "uncle_fu"];
+    const jobs = Array.from({ length: 16 }, (_, i) => [voices[i % 8], i + 1, 3 + ((i * 5) % 11)]);
     const bodies = await Promise.all(jobs.map(async ([v, s, f]) => {
       const r = await server.postJson("/v1/audio/speech", req(v, s, f, `Request ${s}.`));
       assert.equal(r.status, 200);
