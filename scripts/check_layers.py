@@ -22,7 +22,10 @@ BELOW = {
     "runtime": {"model", "nn", "backend", "text", "audio", "weights", "core"},
     "api": {"runtime", "model", "nn", "backend", "text", "audio", "weights", "hub", "core",
             "qwen3tts"},
-    "cli": {"qwen3tts"},  # tools/cli: the public API only
+    # src/server (qwen3tts serve): the public API, plus core (errors, atomic files) and audio
+    # (streaming encoders to an HTTP body); never the model or runtime internals.
+    "server": {"core", "audio", "qwen3tts"},
+    "cli": {"qwen3tts", "server"},  # tools/cli: the public API, and the server for `serve`
 }
 PUBLIC = "qwen3tts"  # include/qwen3tts: the public headers, usable by every layer
 BACKEND_PRIVATE = ("backend/cpu/", "backend/reference/")

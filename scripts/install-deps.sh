@@ -13,7 +13,13 @@ packages=(
   sox libsox-fmt-all                 # independent audio reader in tests
   clang-15 libfuzzer-15-dev          # sanitizer build (warning-free under clang too), fuzzers
   clang-format                       # formatting check (unit.clang_format)
+  libboost-dev                       # qwen3tts serve: Boost.Beast/Asio (header-only)
+  chromium                           # headless browser for the server's page test
+  nginx-light                        # the load balancer of the server's scale-out test
 )
+# The server tests' client runs on node (any packaged node >= 18 will do, so one that is already
+# installed, e.g. from another source, is kept).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,4 +29,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The official openai client for the server tests (tests/server), pinned, in a folder outside
+# the repository: ctest's QWEN3TTS_NODE_MODULES points at it.
+OPENAI_NPM_VERSION=6.30.1
+node_dir="${QWEN3TTS_NODE_DIR:-$HOME/.cache/qwen3tts/node}"
+if ! grep -qs "\"version\": \"$OPENAI_NPM_VERSION\"" "$node_dir/node_modules/openai/package.json"; then
+  mkdir -p "$node_dir"
+  npm install --prefix "$node_dir" --save-exact --no-audit --no-fund --loglevel=error \
+    "openai@$OPENAI_NPM_VERSION"
 fi

@@ -82,6 +82,10 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
         {"bench", with({"frames", "runs", "no-codec", "json"})},
         {"pull", {"include", "quiet"}},
         {"list", {}},
+        {"serve",
+         {"model", "pretokenizer", "quant", "no-mmap", "host", "port", "api-key", "max-batch",
+          "max-queue", "voices-dir", "max-input-chars", "max-body-mb", "shutdown-grace",
+          "threads"}},
         {"help", {}},
     };
 }();

@@ -15,6 +15,7 @@ int cmd_info(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_pull(const Args& args);
 int cmd_list(const Args& args);
+int cmd_serve(const Args& args);
 int cmd_help(const Args& args);
 
 }  // namespace qwen3tts::cli

@@ -136,6 +136,26 @@ const OptionSpec kInclude{"include",   "download",
 const OptionSpec kPullQuiet{"quiet", "download", "", "no progress output", "progress on stderr",
                             false,   'q'};
 
+// ---- serve ----
+const OptionSpec kHost{"host", "server", "ADDRESS", "IP address to listen on (0.0.0.0: all)",
+                       "127.0.0.1"};
+const OptionSpec kPort{"port", "server", "N", "TCP port (0: any free port)", "8000"};
+const OptionSpec kApiKey{"api-key", "server", "KEY",
+                         "require Authorization: Bearer KEY (/health and / stay public)",
+                         "$QWEN3TTS_API_KEY, else none"};
+const OptionSpec kMaxBatch{"max-batch", "server", "N", "requests synthesized at once", "1"};
+const OptionSpec kMaxQueue{"max-queue", "server", "N",
+                           "requests waiting beyond those; more are answered 429", "16"};
+const OptionSpec kVoicesDir{"voices-dir", "server", "DIR",
+                            "where /v1/audio/voices keeps .voice files (created if missing)",
+                            "no voices endpoints"};
+const OptionSpec kMaxInputChars{"max-input-chars", "server", "N",
+                                "longest input and instructions, in characters", "4096"};
+const OptionSpec kMaxBodyMb{"max-body-mb", "server", "N",
+                            "largest request body in MiB (413 beyond)", "32"};
+const OptionSpec kShutdownGrace{"shutdown-grace", "server", "SECONDS",
+                                "on SIGTERM, time the running requests get to finish", "10"};
+
 const std::string kSynthesisNotes =
     "languages: --language takes auto, a language name that `qwen3tts info` lists, or its code\n"
     "  (en, zh, ja, ko, de, fr, ru, pt, es, it). Dialects (beijing_dialect, sichuan_dialect) are\n"
@@ -230,6 +250,15 @@ const std::vector<CommandSpec>& commands() {
          {},
          cmd_list,
          "The cache is $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub."},
+        {"serve",
+         "OpenAI-compatible speech server: /v1/audio/speech, voices, web page",
+         "",
+         false,
+         {&kModel, &kPretokenizer, &kQuant, &kNoMmap, &kHost, &kPort, &kApiKey, &kMaxBatch,
+          &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kMaxBodyMb, &kShutdownGrace, &kThreads},
+         cmd_serve,
+         "Endpoints, request fields and deployment: docs/serving.md. Logs (one line per\n"
+         "request) go to stderr. SIGINT/SIGTERM: running requests finish, then exit 0."},
         {"help", "show the commands, or one command's options", "COMMAND", false, {}, cmd_help},
     };
     return all;

@@ -1,0 +1,50 @@
+// The voices of a Base model kept by the server: one `<id>.voice` file each (docs/voice_file.md)
+// in one directory, written atomically (temporary name, then rename), so a voice survives a
+// restart or kill -9 and a reader never sees half a file. Several replicas may share the
+// directory (docs/serving.md). Ids are 1-64 characters of [A-Za-z0-9_-], so an id can never
+// name a path outside the directory. Thread-safe (the file system is the only state).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qwen3tts/qwen3tts.hpp"
+
+namespace qwen3tts::server {
+
+struct StoredVoice {
+    std::string id;
+    bool in_context = false;
+    std::string ref_text;
+    int64_t ref_frames = 0;
+    int64_t created_at = 0;  // file modification time, Unix seconds
+    uint64_t bytes = 0;
+};
+
+class VoiceStore {
+  public:
+    // Creates the directory when missing; throws Error(io) naming it when that fails.
+    explicit VoiceStore(std::string dir);
+
+    static bool valid_id(const std::string& id);
+    const std::string& dir() const { return dir_; }
+
+    std::vector<StoredVoice> list() const;  // sorted by id; unreadable files are skipped
+    std::optional<StoredVoice> find(const std::string& id) const;
+    // Throws Error naming the file when it is missing or not a valid voice file.
+    Voice load(const std::string& id) const;
+    // Stores a voice under a new id; false when the id is taken.
+    bool add(const std::string& id, const Voice& voice);
+    // Stores the bytes of a .voice file after checking that they load as one (Voice::load's
+    // checks); throws Error(format) saying what is wrong. False when the id is taken.
+    bool add_file(const std::string& id, const std::string& bytes);
+    bool remove(const std::string& id);
+
+  private:
+    std::string path_of(const std::string& id) const;
+    std::string dir_;
+};
+
+}  // namespace qwen3tts::server

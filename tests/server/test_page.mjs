@@ -1,0 +1,80 @@
+// The page at /, driven by headless Chromium (Debian's `chromium`) over the DevTools protocol on
+// a pipe: it loads, fills its menus from /v1/models, speaks, and its Web Audio player receives
+// the streamed audio. A screenshot is kept in the test folder as an artifact.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Server, tmpDir } from "./server_harness.mjs";
+
+// Chrome DevTools Protocol over --remote-debugging-pipe: JSON messages ended by NUL on fds 3/4.
+class Browser {
+  constructor() {
+    this.proc = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+                                   "--autoplay-policy=no-user-gesture-required", "--window-size=900,900",
+                                   "about:blank"],
+                      { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
+    this.next = 1;
+    this.waiting = new Map();
+    let buf = "";
+    this.proc.stdio[4].on("data", (d) => {
+      buf += d.toString();
+      let end;
+      while ((end = buf.indexOf("\0")) >= 0) {
+        const msg = JSON.parse(buf.slice(0, end));
+        buf = buf.slice(end + 1);
+        const w = this.waiting.get(msg.id);
+        if (!w) continue;
+        this.waiting.delete(msg.id);
+        if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
+        else w.resolve(msg.result);
+      }
+    });
+  }
+  send(method, params = {}, sessionId) {
+    const id = this.next++;
+    this.proc.stdio[3].write(JSON.stringify({ id, method, params, sessionId }) + "\0");
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+  async close() {
+    await this.send("Browser.close").catch(() => {});
+    this.proc.kill();
+  }
+}
+
+test("the page speaks: Web Audio receives the streamed audio; screenshot kept", async () => {
+  const server = await Server.start("tiny-custom_voice");
+  const browser = new Browser();
+  try {
+    const { targetId } = await browser.send("Target.createTarget", { url: "about:blank" });
+    const { sessionId } = await browser.send("Target.attachToTarget", { targetId, flatten: true });
+    const evaluate = async (expression) =>
+      (await browser.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
+    await browser.send("Page.enable", {}, sessionId);
+    await browser.send("Page.navigate",
+                       { url: server.url + "/?text=Hello%20from%20the%20page&voice=ryan&max_frames=25&speak=1" },
+                       sessionId);
+    let samples = "";
+    for (let i = 0; i < 600 && !samples; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      samples = await evaluate("document.body.dataset.samples || ''").catch(() => "");
+    }
+    assert.equal(Number(samples), 25 * 1920, "every sample of 25 frames reached the player");
+    assert.match(await evaluate("document.getElementById('model').textContent"), /custom_voice, tiny/);
+    assert.match(await evaluate("document.getElementById('stats').textContent"),
+                 /^time to first audio \d+ ms, 2\.00 s of audio in [\d.]+ s, real-time factor [\d.]+$/);
+    assert.equal(await evaluate("document.getElementById('speaker').value"), "ryan");
+    const shown = (id) => evaluate(`getComputedStyle(document.getElementById('${id}')).display !== 'none'`);
+    assert.equal(await shown("speakerRow"), true);
+    assert.equal(await shown("voiceRow"), false, "a CustomVoice model has no stored voices");
+    assert.equal(await shown("cloneBox"), false);
+    const shot = await browser.send("Page.captureScreenshot", { format: "png" }, sessionId);
+    const file = path.join(tmpDir("page"), "page.png");
+    fs.writeFileSync(file, Buffer.from(shot.data, "base64"));
+    assert.ok(fs.statSync(file).size > 1000);
+  } finally {
+    await browser.close();
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});

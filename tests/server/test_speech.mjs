@@ -1,0 +1,108 @@
+// POST /v1/audio/speech through the official openai client: every format, both stream
+// formats, and byte-for-byte equality with `qwen3tts speak` for the same options.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { Server, speak, openaiClass } from "./server_harness.mjs";
+
+const MODEL = "tiny-custom_voice";
+let server, client;
+const base = { model: "qwen3tts", voice: "Ryan", input: "Hello from the server.", seed: 7,
+               greedy: true, max_frames: 12 };
+const speakArgs = ["--text", "Hello from the server.", "--speaker", "ryan", "--seed", "7",
+                   "--greedy", "--max-frames", "12"];
+
+before(async () => {
+  server = await Server.start(MODEL);
+  const OpenAI = openaiClass();
+  client = new OpenAI({ apiKey: "unused", baseURL: server.url + "/v1", maxRetries: 0 });
+});
+after(async () => {
+  const r = await server.stop();
+  assert.deepEqual(r, { code: 0, signal: null });
+});
+
+async function create(extra) {
+  const res = await client.audio.speech.create({ ...base, ...extra });
+  return Buffer.from(await res.arrayBuffer());
+}
+
+test("wav equals speak's output byte for byte", async () => {
+  const got = await create({ response_format: "wav" });
+  assert.equal(got.subarray(0, 4).toString(), "RIFF");
+  assert.ok(got.equals(speak(MODEL, [...speakArgs, "--format", "wav"])));
+});
+
+test("pcm equals speak's output byte for byte", async () => {
+  const got = await create({ response_format: "pcm" });
+  assert.equal(got.length, 12 * 1920 * 2);
+  assert.ok(got.equals(speak(MODEL, [...speakArgs, "--format", "pcm"])));
+});
+
+test("flac, mp3 and opus carry their own headers", async () => {
+  assert.equal((await create({ response_format: "flac" })).subarray(0, 4).toString(), "fLaC");
+  assert.equal((await create({ response_format: "opus" })).subarray(0, 4).toString(), "OggS");
+  const mp3 = await create({ response_format: "mp3" });
+  assert.ok(mp3.subarray(0, 3).toString() === "ID3" || (mp3[0] === 0xff && (mp3[1] & 0xe0) === 0xe0));
+  assert.ok((await create({})).equals(mp3), "mp3 is the default format, as in OpenAI's API");
+});
+
+test("sse: speech.audio.delta events carry the same pcm, then speech.audio.done has usage", async () => {
+  const res = await client.audio.speech.create({ ...base, response_format: "pcm", stream_format: "sse" });
+  assert.equal(res.headers.get("content-type"), "text/event-stream");
+  const events = (await res.text()).split("\n\n").filter((e) => e).map((e) => {
+    assert.ok(e.startsWith("data: "), e);
+    return JSON.parse(e.slice(6));
+  });
+  const deltas = events.filter((e) => e.type === "speech.audio.delta");
+  assert.ok(deltas.length >= 2);
+  const pcm = Buffer.concat(deltas.map((e) => Buffer.from(e.audio, "base64")));
+  assert.ok(pcm.equals(speak(MODEL, [...speakArgs, "--format", "pcm"])));
+  const done = events.at(-1);
+  assert.equal(done.type, "speech.audio.done");
+  assert.equal(done.usage.output_tokens, 12);
+  assert.ok(done.usage.input_tokens > 0);
+  assert.equal(done.usage.total_tokens, done.usage.input_tokens + done.usage.output_tokens);
+});
+
+test("audio streams: the first chunk arrives while the synthesis is still running", async () => {
+  const res = await server.postJson("/v1/audio/speech", { ...base, response_format: "pcm", max_frames: 400 });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("transfer-encoding"), "chunked");
+  const reader = res.body.getReader();
+  const first = await reader.read();
+  assert.ok(first.value.length > 0);
+  assert.equal(await server.metric("qwen3tts_active_streams"), 1);
+  let total = first.value.length;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+  }
+  assert.ok(total > first.value.length);
+});
+
+test("GET /v1/models lists the one model with its speakers", async () => {
+  const list = await client.models.list();
+  assert.equal(list.data.length, 1);
+  assert.equal(list.data[0].object, "model");
+  assert.ok(list.data[0].speakers.includes("ryan"));
+});
+
+test("GET /metrics is Prometheus text with the request counters and histograms", async () => {
+  const res = await server.fetch("/metrics");
+  assert.match(res.headers.get("content-type"), /^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  assert.match(text, /qwen3tts_requests_total\{path="\/v1\/audio\/speech",status="200"\} \d+/);
+  assert.match(text, /# TYPE qwen3tts_time_to_first_audio_seconds histogram/);
+  assert.match(text, /qwen3tts_real_time_factor_count \d+/);
+  assert.match(text, /qwen3tts_frames_generated_total \d+/);
+  assert.match(text, /qwen3tts_queue_depth 0/);
+});
+
+test("GET / is the page, inline, with no external resource", async () => {
+  const res = await server.fetch("/");
+  assert.equal(res.status, 200);
+  const html = await res.text();
+  assert.match(html, /<title>qwen3tts<\/title>/);
+  assert.doesNotMatch(html, /(src|href)="https?:/);
+});
