@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "server/api_error.hpp"
-#include "server/synthesizer_pool.hpp"
+#include "server/scheduler_service.hpp"
 
 namespace qwen3tts::server {
 
@@ -64,8 +64,11 @@ int serve(const ServeOptions& options, const std::function<Model()>& load_model,
     std::thread loader([&] {
         try {
             const Model model = load_model();
-            auto s = std::make_shared<SynthesizerPool>(model, options.engine, options.max_batch,
-                                                       options.max_queue);
+            SchedulerOptions scheduling;
+            scheduling.max_batch = int(options.max_batch);
+            scheduling.max_queue = int(options.max_queue);
+            scheduling.engine = options.engine;
+            auto s = std::make_shared<SchedulerService>(model, scheduling);
             {
                 std::lock_guard<std::mutex> lock(service_mutex);
                 service = s;

@@ -15,7 +15,7 @@ namespace qwen3tts::server {
 struct ServeOptions {
     HttpServerOptions http;
     ApiOptions api;
-    size_t max_batch = 1;   // requests synthesized at once
+    size_t max_batch = 8;   // requests generated together in one batch
     size_t max_queue = 16;  // requests waiting beyond those; more get 429
     EngineOptions engine;
     int shutdown_grace_s = 10;

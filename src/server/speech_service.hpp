@@ -1,6 +1,6 @@
 // What the HTTP side needs from the synthesis side: submit a request, receive its audio as it
-// is made, cancel it. SynthesizerPool (synthesizer_pool.hpp) is the implementation for now;
-// the many-streams scheduler replaces it behind this interface, and nothing above changes.
+// is made, cancel it. SchedulerService (scheduler_service.hpp) implements it on the
+// continuous-batching Scheduler.
 #pragma once
 
 #include <chrono>

@@ -143,7 +143,7 @@ const OptionSpec kPort{"port", "server", "N", "TCP port (0: any free port)", "80
 const OptionSpec kApiKey{"api-key", "server", "KEY",
                          "require Authorization: Bearer KEY (/health and / stay public)",
                          "$QWEN3TTS_API_KEY, else none"};
-const OptionSpec kMaxBatch{"max-batch", "server", "N", "requests synthesized at once", "1"};
+const OptionSpec kMaxBatch{"max-batch", "server", "N", "requests generated together in one batch", "8"};
 const OptionSpec kMaxQueue{"max-queue", "server", "N",
                            "requests waiting beyond those; more are answered 429", "16"};
 const OptionSpec kVoicesDir{"voices-dir", "server", "DIR",
