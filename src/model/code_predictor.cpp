@@ -9,7 +9,8 @@ namespace qwen3tts {
 
 // ref: modeling_qwen3_tts.py, Qwen3TTSTalkerCodePredictorModelForConditionalGeneration
 CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
-                             std::optional<backend::QuantFormat> quant, ThreadPool* pool)
+                             std::optional<backend::QuantFormat> quant, ThreadPool* pool,
+                             std::optional<backend::QuantFormat> head_quant)
     : n_codebooks_(t.num_code_groups),
       vocab_(t.code_predictor.vocab_size),
       talker_hidden_(t.hidden_size),
@@ -26,8 +27,10 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
         embeddings_.push_back(
             &w.get_float(p + "model.codec_embedding." + std::to_string(g) + ".weight",
                          {vocab_, talker_hidden_}));
-        heads_.push_back(
-            &w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_}));
+        const TensorView& head =
+            w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_});
+        heads_.emplace_back(head, head_quant, pool);
+        if (head_quant) w.release_pages(head);
     }
 }
 
@@ -60,7 +63,7 @@ void CodePredictor::predict(const backend::ExecContext& ctx, const float* past_h
     stack_.forward(ctx, st.residual.data(), 2, st.cache, st.scratch, st.hidden.data());
     const float* last = st.hidden.data() + hidden_;
     for (int g = 1; g < n_codebooks_; ++g) {
-        backend::linear(ctx, last, 1, *heads_[size_t(g - 1)], nullptr, st.logits.data());
+        backend::linear(ctx, last, 1, heads_[size_t(g - 1)], nullptr, st.logits.data());
         codes[g] = choose(g, st.logits.data());
         if (codes[g] < 0 || codes[g] >= vocab_)
             throw Error(ErrorCode::internal, "code predictor chose an invalid code");

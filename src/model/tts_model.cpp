@@ -76,8 +76,13 @@ TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer,
       tokenizer_(std::move(tokenizer)) {
     // Quantizing reads every projection weight once: on all cores.
     ThreadPool pool(quant.talker || quant.predictor ? resolve_thread_count(0, "threads") : 1);
-    talker_ = std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool);
-    predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor, &pool);
+    auto head = [&](const std::optional<backend::QuantFormat>& component) {
+        return quant.heads && component ? std::optional(backend::QuantFormat::q8) : std::nullopt;
+    };
+    talker_ =
+        std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool, head(quant.talker));
+    predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor, &pool,
+                                                 head(quant.predictor));
 
     // Everything else in the file is unexpected, except the speaker encoder of Base models
     // (used by voice cloning).
