@@ -45,6 +45,24 @@ QuantStep quant_step(QuantFormat format, float lo, float hi) {
     return s;
 }
 
+QuantStep q4_candidate(int c, float extreme) {
+    QuantStep s;
+    s.min_q = -8, s.max_q = 7, s.offset = 8;
+    s.scale_f16 = f32_to_f16(extreme * kQ4Factor[c]);
+    const float scale = f16_to_f32(s.scale_f16);
+    s.inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+    return s;
+}
+
+float q4_block_dot(const float* w, const int* q) {
+    float lane[16];
+    for (int j = 0; j < 16; ++j)
+        lane[j] = std::fma(w[j + 16], float(q[j + 16]), w[j] * float(q[j]));
+    for (int h = 8; h >= 1; h /= 2)
+        for (int j = 0; j < h; ++j) lane[j] += lane[j + h];
+    return lane[0];
+}
+
 void throw_non_finite(const TensorView& w, int64_t row) {
     throw Error(ErrorCode::unsupported, "cannot quantize " + w.name + ": row " +
                                             std::to_string(row) + " has a non-finite weight");
@@ -73,12 +91,33 @@ void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, u
             hi = std::max(hi, x[j]);
         }
         if (!finite) throw_non_finite(w, r);
-        const QuantStep step = quant_step(format, lo, hi);
-        scales[b] = step.scale_f16;
-        for (int64_t j = 0; j < kQuantBlock; ++j)
-            codes[b * kQuantBlock + j] =
-                uint8_t(std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q) +
-                        step.offset);
+        if (format == QuantFormat::q8) {
+            const QuantStep step = quant_step(format, lo, hi);
+            scales[b] = step.scale_f16;
+            for (int64_t j = 0; j < kQuantBlock; ++j)
+                codes[b * kQuantBlock + j] = uint8_t(
+                    std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q) +
+                    step.offset);
+            continue;
+        }
+        const float extreme = hi >= -lo ? hi : lo;
+        int q[kQuantBlock], best[kQuantBlock];
+        float best_gain = -1, best_wq = 0, best_qq = 0;
+        for (int c = 0; c < kQ4Candidates; ++c) {
+            const QuantStep step = q4_candidate(c, extreme);
+            int qq = 0;
+            for (int64_t j = 0; j < kQuantBlock; ++j) {
+                q[j] = std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q);
+                qq += q[j] * q[j];
+            }
+            const float wq = q4_block_dot(x, q), gain = q4_fit_gain(wq, float(qq));
+            if (gain > best_gain) {
+                best_gain = gain, best_wq = wq, best_qq = float(qq);
+                std::copy(q, q + kQuantBlock, best);
+            }
+        }
+        scales[b] = f32_to_f16(q4_fitted_scale(best_wq, best_qq));
+        for (int64_t j = 0; j < kQuantBlock; ++j) codes[b * kQuantBlock + j] = uint8_t(best[j] + 8);
     }
 }
 
@@ -109,7 +148,12 @@ void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64
             quantize_row_cpu(w, r, out.format, codes, scales);
         else
             quantize_row_portable(w, r, out.format, codes, scales);
-        if (out.format == QuantFormat::q4) pack_q4(unpacked.data(), blocks, row_codes);
+        if (out.format == QuantFormat::q4) {
+            if (simd)
+                pack_q4_cpu(unpacked.data(), blocks, row_codes);
+            else
+                pack_q4(unpacked.data(), blocks, row_codes);
+        }
     }
 }
 
