@@ -6,6 +6,7 @@
 
 #include "backend/cpu/quantize_cpu.hpp"
 #include "core/error.hpp"
+#include "core/mapped_files.hpp"
 
 namespace qwen3tts::backend {
 
@@ -136,7 +137,9 @@ void pack_q4(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
     }
 }
 
-void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
+// Rows [r0, r1) of `out` from `src`, whose row 0 is row `first` of out.
+void quantize_rows(const TensorView& src, int64_t first, QuantizedWeights& out, int64_t r0,
+                   int64_t r1) {
     const int64_t blocks = out.blocks_per_row();
     std::vector<uint8_t> unpacked(size_t(out.cols));  // q4: one code per byte
     const bool simd = quantize_row_cpu_available();
@@ -145,14 +148,38 @@ void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64
         uint8_t* codes = out.format == QuantFormat::q8 ? row_codes : unpacked.data();
         uint16_t* scales = out.scales.data() + size_t(r * blocks);
         if (simd)
-            quantize_row_cpu(w, r, out.format, codes, scales);
+            quantize_row_cpu(src, r - first, out.format, codes, scales);
         else
-            quantize_row_portable(w, r, out.format, codes, scales);
+            quantize_row_portable(src, r - first, out.format, codes, scales);
         if (out.format == QuantFormat::q4) {
             if (simd)
                 pack_q4_cpu(unpacked.data(), blocks, row_codes);
             else
                 pack_q4(unpacked.data(), blocks, row_codes);
+        }
+    }
+}
+
+// Rows [r0, r1) of a memory-mapped w are read with pread, a few at a time, into a buffer that
+// stays in cache (no page faults: core/mapped_files.hpp); w is read in place when not mapped.
+void quantize_range(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
+    const size_t row_bytes = size_t(out.cols) * dtype_size(w.dtype);
+    const int64_t chunk = std::max<int64_t>(1, int64_t((size_t(256) << 10) / row_bytes));
+    std::vector<uint8_t> buffer;
+    for (int64_t r = r0; r < r1; r += chunk) {
+        const int64_t n = std::min(chunk, r1 - r);
+        buffer.resize(size_t(n) * row_bytes);
+        const auto* src = static_cast<const uint8_t*>(w.data) + size_t(r) * row_bytes;
+        if (!mapped_files::read(src, buffer.size(), buffer.data())) {
+            quantize_rows(w, 0, out, r, r1);
+            return;
+        }
+        try {
+            quantize_rows(TensorView{w.name, w.dtype, {n, out.cols}, buffer.data()}, r, out, r,
+                          r + n);
+        } catch (const Error&) {
+            quantize_rows(w, 0, out, r, r + n);  // rethrows naming the row of w
+            throw;
         }
     }
 }
@@ -174,7 +201,7 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     // Smaller than the tensor itself, whose size was checked when it was loaded.
     q.codes = HugeBuffer<uint8_t>(size_t(q.rows) * q.row_code_bytes());
     q.scales = HugeBuffer<uint16_t>(size_t(q.rows * q.blocks_per_row()));
-    auto body = [&](int64_t r0, int64_t r1) { quantize_rows(w, q, r0, r1); };
+    auto body = [&](int64_t r0, int64_t r1) { quantize_range(w, q, r0, r1); };
     if (pool)
         pool->parallel_for(q.rows, 16, body);
     else
