@@ -5,7 +5,8 @@
 // codebook 0 (talker codec_head) and codebooks 1-15 (code predictor lm_heads).
 //   quant_accuracy <model dir> [--frames N] [--cases N] [--threads T]
 //                  [--settings "q8;q4;talker=q4,predictor=q8;q8+heads"]
-// A setting is a --quant value; "+heads" also makes the quantized components' heads q8.
+// A setting is a --quant value (a q4 component's heads are q8 there); "+heads" makes every
+// quantized component's heads q8, "-heads" keeps them all as stored.
 // Prints a markdown table. Cosine and relative error are over the whole logit vector; the
 // relative error of a step is max|q - r| / max|r|; top-1 compares the argmax over the codes the
 // sampler may pick (codebook 0: [0, vocab - 1024), the control ids are always suppressed).
@@ -186,7 +187,7 @@ int main(int argc, char** argv) try {
     if (argc < 2) {
         std::fprintf(stderr,
                      "usage: quant_accuracy <model dir> [--frames N] [--threads T] "
-                     "[--cases N] [--settings \"q8;q4;q8+heads\"]\n");
+                     "[--cases N] [--settings \"q8;q4;q8+heads;q4-heads\"]\n");
         return 2;
     }
     const std::string dir = argv[1];
@@ -229,9 +230,14 @@ int main(int argc, char** argv) try {
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const std::string& setting : split(settings, ';')) {
         t0 = std::chrono::steady_clock::now();
-        const size_t plus = setting.find("+heads");
-        QuantPlan plan = parse_quant_plan(setting.substr(0, plus));
-        plan.heads = plus != std::string::npos;
+        const size_t suffix = std::min(setting.find("+heads"), setting.find("-heads"));
+        QuantPlan plan = parse_quant_plan(setting.substr(0, suffix));
+        if (suffix != std::string::npos) {
+            const bool heads = setting[suffix] == '+';
+            const auto q8 = std::optional(backend::QuantFormat::q8);
+            plan.talker_head = heads && plan.talker ? q8 : std::nullopt;
+            plan.predictor_heads = heads && plan.predictor ? q8 : std::nullopt;
+        }
         const auto model = TtsModel::load(dir, PretokenizerRegex::qwen2, LoadMode::mmap, plan);
         const double load_s = seconds_since(t0);
         const int64_t V = model->config().talker.vocab_size, Vcp = model->predictor().vocab_size();

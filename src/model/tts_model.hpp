@@ -15,12 +15,11 @@
 namespace qwen3tts {
 
 // Which decoder stacks are quantized at load (nullopt: used as stored, bf16 for the released
-// checkpoints), and whether the output heads of a quantized component (the talker's
-// codec_head, the code predictor's 15 lm_heads) are made q8 too. docs/quantization.md measures
-// each setting.
+// checkpoints), and the output heads: the talker's codec_head, the code predictor's 15
+// lm_heads. docs/quantization.md measures each setting.
 struct QuantPlan {
     std::optional<backend::QuantFormat> talker, predictor;
-    bool heads = false;
+    std::optional<backend::QuantFormat> talker_head, predictor_heads;
 };
 
 class TtsModel {
