@@ -86,7 +86,7 @@ void check_shard_name(const std::string& file, const std::string& index,
 }  // namespace
 
 SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(ErrorCode::io, path + ": cannot open (" + std::strerror(errno) + ")");
     struct stat st;
     if (::fstat(fd, &st) != 0) {
