@@ -25,6 +25,15 @@ inline CodecDecodeMode parse_codec_decode(const std::string& s) {
                 "unknown codec decode mode '" + s + "' (streaming or official-chunked)");
 }
 
+// A q4 component's output heads are q8: docs/quantization.md measured no loss from it there
+// (at q8 a small one, so q8 components keep theirs as stored).
+inline QuantPlan with_heads(QuantPlan plan) {
+    const auto q4 = backend::QuantFormat::q4, q8 = backend::QuantFormat::q8;
+    if (plan.talker == q4) plan.talker_head = q8;
+    if (plan.predictor == q4) plan.predictor_heads = q8;
+    return plan;
+}
+
 // "bf16" | "q8" | "q4" | "talker=F,predictor=F" (either part may be left out: bf16).
 inline QuantPlan parse_quant_plan(const std::string& spec) {
     auto format = [&](const std::string& name) -> std::optional<backend::QuantFormat> {
@@ -37,7 +46,7 @@ inline QuantPlan parse_quant_plan(const std::string& spec) {
     QuantPlan plan;
     if (spec.find('=') == std::string::npos) {
         plan.talker = plan.predictor = format(spec.empty() ? "bf16" : spec);
-        return plan;
+        return with_heads(plan);
     }
     size_t begin = 0;
     while (begin <= spec.size()) {
@@ -52,7 +61,7 @@ inline QuantPlan parse_quant_plan(const std::string& spec) {
         (key == "talker" ? plan.talker : plan.predictor) = format(part.substr(eq + 1));
         begin = end + 1;
     }
-    return plan;
+    return with_heads(plan);
 }
 
 inline std::string quant_plan_name(const QuantPlan& plan) {

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/quantize_cpu.hpp"
 #include "core/error.hpp"
+#include "core/mapped_files.hpp"
 
 namespace qwen3tts::backend {
 
@@ -45,6 +46,24 @@ QuantStep quant_step(QuantFormat format, float lo, float hi) {
     return s;
 }
 
+QuantStep q4_candidate(int c, float extreme) {
+    QuantStep s;
+    s.min_q = -8, s.max_q = 7, s.offset = 8;
+    s.scale_f16 = f32_to_f16(extreme * kQ4Factor[c]);
+    const float scale = f16_to_f32(s.scale_f16);
+    s.inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+    return s;
+}
+
+float q4_block_dot(const float* w, const int* q) {
+    float lane[16];
+    for (int j = 0; j < 16; ++j)
+        lane[j] = std::fma(w[j + 16], float(q[j + 16]), w[j] * float(q[j]));
+    for (int h = 8; h >= 1; h /= 2)
+        for (int j = 0; j < h; ++j) lane[j] += lane[j + h];
+    return lane[0];
+}
+
 void throw_non_finite(const TensorView& w, int64_t row) {
     throw Error(ErrorCode::unsupported, "cannot quantize " + w.name + ": row " +
                                             std::to_string(row) + " has a non-finite weight");
@@ -73,12 +92,33 @@ void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, u
             hi = std::max(hi, x[j]);
         }
         if (!finite) throw_non_finite(w, r);
-        const QuantStep step = quant_step(format, lo, hi);
-        scales[b] = step.scale_f16;
-        for (int64_t j = 0; j < kQuantBlock; ++j)
-            codes[b * kQuantBlock + j] =
-                uint8_t(std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q) +
-                        step.offset);
+        if (format == QuantFormat::q8) {
+            const QuantStep step = quant_step(format, lo, hi);
+            scales[b] = step.scale_f16;
+            for (int64_t j = 0; j < kQuantBlock; ++j)
+                codes[b * kQuantBlock + j] = uint8_t(
+                    std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q) +
+                    step.offset);
+            continue;
+        }
+        const float extreme = hi >= -lo ? hi : lo;
+        int q[kQuantBlock], best[kQuantBlock];
+        float best_gain = -1, best_wq = 0, best_qq = 0;
+        for (int c = 0; c < kQ4Candidates; ++c) {
+            const QuantStep step = q4_candidate(c, extreme);
+            int qq = 0;
+            for (int64_t j = 0; j < kQuantBlock; ++j) {
+                q[j] = std::clamp(int(std::lrint(x[j] * step.inverse)), step.min_q, step.max_q);
+                qq += q[j] * q[j];
+            }
+            const float wq = q4_block_dot(x, q), gain = q4_fit_gain(wq, float(qq));
+            if (gain > best_gain) {
+                best_gain = gain, best_wq = wq, best_qq = float(qq);
+                std::copy(q, q + kQuantBlock, best);
+            }
+        }
+        scales[b] = f32_to_f16(q4_fitted_scale(best_wq, best_qq));
+        for (int64_t j = 0; j < kQuantBlock; ++j) codes[b * kQuantBlock + j] = uint8_t(best[j] + 8);
     }
 }
 
@@ -97,7 +137,9 @@ void pack_q4(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
     }
 }
 
-void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
+// Rows [r0, r1) of `out` from `src`, whose row 0 is row `first` of out.
+void quantize_rows(const TensorView& src, int64_t first, QuantizedWeights& out, int64_t r0,
+                   int64_t r1) {
     const int64_t blocks = out.blocks_per_row();
     std::vector<uint8_t> unpacked(size_t(out.cols));  // q4: one code per byte
     const bool simd = quantize_row_cpu_available();
@@ -106,10 +148,39 @@ void quantize_rows(const TensorView& w, QuantizedWeights& out, int64_t r0, int64
         uint8_t* codes = out.format == QuantFormat::q8 ? row_codes : unpacked.data();
         uint16_t* scales = out.scales.data() + size_t(r * blocks);
         if (simd)
-            quantize_row_cpu(w, r, out.format, codes, scales);
+            quantize_row_cpu(src, r - first, out.format, codes, scales);
         else
-            quantize_row_portable(w, r, out.format, codes, scales);
-        if (out.format == QuantFormat::q4) pack_q4(unpacked.data(), blocks, row_codes);
+            quantize_row_portable(src, r - first, out.format, codes, scales);
+        if (out.format == QuantFormat::q4) {
+            if (simd)
+                pack_q4_cpu(unpacked.data(), blocks, row_codes);
+            else
+                pack_q4(unpacked.data(), blocks, row_codes);
+        }
+    }
+}
+
+// Rows [r0, r1) of a memory-mapped w are read with pread, a few at a time, into a buffer that
+// stays in cache (no page faults: core/mapped_files.hpp); w is read in place when not mapped.
+void quantize_range(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
+    const size_t row_bytes = size_t(out.cols) * dtype_size(w.dtype);
+    const int64_t chunk = std::max<int64_t>(1, int64_t((size_t(256) << 10) / row_bytes));
+    std::vector<uint8_t> buffer;
+    for (int64_t r = r0; r < r1; r += chunk) {
+        const int64_t n = std::min(chunk, r1 - r);
+        buffer.resize(size_t(n) * row_bytes);
+        const auto* src = static_cast<const uint8_t*>(w.data) + size_t(r) * row_bytes;
+        if (!mapped_files::read(src, buffer.size(), buffer.data())) {
+            quantize_rows(w, 0, out, r, r1);
+            return;
+        }
+        try {
+            quantize_rows(TensorView{w.name, w.dtype, {n, out.cols}, buffer.data()}, r, out, r,
+                          r + n);
+        } catch (const Error&) {
+            quantize_rows(w, 0, out, r, r + n);  // rethrows naming the row of w
+            throw;
+        }
     }
 }
 
@@ -130,7 +201,7 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     // Smaller than the tensor itself, whose size was checked when it was loaded.
     q.codes = HugeBuffer<uint8_t>(size_t(q.rows) * q.row_code_bytes());
     q.scales = HugeBuffer<uint16_t>(size_t(q.rows * q.blocks_per_row()));
-    auto body = [&](int64_t r0, int64_t r1) { quantize_rows(w, q, r0, r1); };
+    auto body = [&](int64_t r0, int64_t r1) { quantize_range(w, q, r0, r1); };
     if (pool)
         pool->parallel_for(q.rows, 16, body);
     else

@@ -2,8 +2,10 @@
 // conversion step, no extra files). Both formats cut each weight row into blocks of 32 with
 // one f16 scale per block:
 //   q8  code = round(w / scale) + 128 in [1, 255], scale = max|w| / 127;
-//   q4  code = round(w / scale) + 8 in [0, 15], scale = (the block's value of largest
-//       magnitude) / -8, so that value lands exactly on the code 0 and all 16 levels are used.
+//   q4  code = round(w / s) + 8 in [0, 15] for the best of a few candidate steps s (the
+//       block's value of largest magnitude m over -8, that step shrunk so that m clips, and
+//       m / 7), and scale = the least-squares scale of those codes (Σ w·q / Σ q²): the
+//       candidate whose codes fit the block with the smallest squared error is kept.
 // Codes are unsigned so the integer kernels multiply them with signed int8 activations
 // directly (AVX-512 VNNI vpdpbusd); the offset (128 or 8) is removed once per block through
 // the activations' block sums. q4 packs two blocks in 32 bytes: byte j of a block pair holds
@@ -47,13 +49,34 @@ struct QuantizedWeights {
 
 // How one block is quantized, from its smallest and largest weight: code = clamp(round-to-
 // nearest-even(w · inverse), min_q, max_q) + offset. One rule for the portable and the SIMD
-// quantizers, so that they give the same codes.
+// quantizers, so that they give the same codes. q8 takes this step; q4 tries kQ4Candidates.
 struct QuantStep {
     uint16_t scale_f16 = 0;
     float inverse = 0;  // 1 / the f16 scale (0 for an all-zero block)
     int min_q = 0, max_q = 0, offset = 0;
 };
 QuantStep quant_step(QuantFormat format, float lo, float hi);
+
+// q4's candidate step `c` (0 ≤ c < kQ4Candidates; 0 is quant_step's) for a block whose value
+// of largest magnitude (the positive one on a tie) is `extreme`.
+// The steps are extreme · kQ4Factor[c]: shrinking the step clips the extreme but resolves the
+// rest of the block more finely; 1/7 puts the extreme on the other end, leaving -8 to the
+// opposite side.
+constexpr int kQ4Candidates = 4;
+constexpr float kQ4Factor[kQ4Candidates] = {-1.0f / 8, -0.93f / 8, -0.86f / 8, 1.0f / 7};
+QuantStep q4_candidate(int c, float extreme);
+// Codes q of a block (without the offset) fit it by the scale Σ w·q / Σ q² with the squared
+// error Σ w² - (Σ w·q)² / Σ q²: the gain (Σ w·q)² / Σ q² (0 when every code is 0) ranks the
+// candidates, the first largest wins. The float sum Σ w·q is taken in one order everywhere:
+// lane j < 16 is fma(w[j+16], q[j+16], w[j]·q[j]), then lanes j and j+h are added for h = 8,
+// 4, 2, 1 (q4_block_dot). Σ q² is an exact integer.
+float q4_block_dot(const float* w, const int* q);
+inline float q4_fit_gain(float wq, float qq) {
+    return qq > 0 ? wq * wq / qq : 0.0f;
+}
+inline float q4_fitted_scale(float wq, float qq) {  // before its rounding to f16
+    return qq > 0 ? wq / qq : 0.0f;
+}
 [[noreturn]] void throw_non_finite(const TensorView& w, int64_t row);
 
 // Row r of w (checked by quantize_weights) → one code per byte (offset included) and the f16

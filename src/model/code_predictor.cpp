@@ -9,7 +9,8 @@ namespace qwen3tts {
 
 // ref: modeling_qwen3_tts.py, Qwen3TTSTalkerCodePredictorModelForConditionalGeneration
 CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
-                             std::optional<backend::QuantFormat> quant, ThreadPool* pool)
+                             std::optional<backend::QuantFormat> quant, ThreadPool* pool,
+                             std::optional<backend::QuantFormat> head_quant)
     : n_codebooks_(t.num_code_groups),
       vocab_(t.code_predictor.vocab_size),
       talker_hidden_(t.hidden_size),
@@ -26,8 +27,10 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
         embeddings_.push_back(
             &w.get_float(p + "model.codec_embedding." + std::to_string(g) + ".weight",
                          {vocab_, talker_hidden_}));
-        heads_.push_back(
-            &w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_}));
+        const TensorView& head =
+            w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_});
+        heads_.emplace_back(head, head_quant, pool);
+        if (head_quant) w.release_pages(head);
     }
 }
 
@@ -82,8 +85,7 @@ void CodePredictor::predict(const backend::ExecContext& ctx, const float* past_h
                      size_t(h) * sizeof(float));
     for (auto& seg : segments) seg.n = 1;
     for (int g = 1; g < n_codebooks_; ++g) {
-        backend::linear(ctx, sc.hidden.data(), B, *heads_[size_t(g - 1)], nullptr,
-                        sc.logits.data());
+        backend::linear(ctx, sc.hidden.data(), B, heads_[size_t(g - 1)], nullptr, sc.logits.data());
         for (int64_t s = 0; s < B; ++s) {
             int32_t& code = codes[s * ncb + g];
             code = choose(s, g, sc.logits.data() + s * vocab_);

@@ -21,10 +21,12 @@ class CodePredictor {
         std::vector<float> input, residual, hidden, logits;
     };
 
-    // quant: the decoder layers' projections quantized at load (nullopt: as stored).
+    // quant: the decoder layers' projections quantized at load, head_quant: the lm_heads
+    // (nullopt: as stored).
     CodePredictor(const WeightMap& weights, const TalkerConfig& talker_config,
                   std::optional<backend::QuantFormat> quant = std::nullopt,
-                  ThreadPool* pool = nullptr);
+                  ThreadPool* pool = nullptr,
+                  std::optional<backend::QuantFormat> head_quant = std::nullopt);
 
     int n_codebooks() const { return n_codebooks_; }  // 16
     int vocab_size() const { return vocab_; }         // 2048
@@ -56,7 +58,8 @@ class CodePredictor {
     const TensorView* projection_ = nullptr;  // small_to_mtp_projection, null = identity
     std::vector<float> projection_bias_;
     const TensorView* talker_codec_embedding_;
-    std::vector<const TensorView*> embeddings_, heads_;
+    std::vector<const TensorView*> embeddings_;
+    std::vector<backend::LinearWeights> heads_;
 };
 
 }  // namespace qwen3tts

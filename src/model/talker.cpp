@@ -21,7 +21,7 @@ DecoderStackShape stack_shape(const TransformerConfig& c) {
 
 // ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSTalkerForConditionalGeneration
 Talker::Talker(const WeightMap& w, const TalkerConfig& c, std::optional<backend::QuantFormat> quant,
-               ThreadPool* pool)
+               ThreadPool* pool, std::optional<backend::QuantFormat> head_quant)
     : config_(c), stack_(w, "talker.model.", stack_shape(c), quant, pool) {
     const int64_t h = c.hidden_size, th = c.text_hidden_size;
     text_embedding_ = &w.get_float("talker.model.text_embedding.weight", {c.text_vocab_size, th});
@@ -30,7 +30,9 @@ Talker::Talker(const WeightMap& w, const TalkerConfig& c, std::optional<backend:
     fc2_ = &w.get_float("talker.text_projection.linear_fc2.weight", {h, th});
     fc2_bias_ = w.get_float("talker.text_projection.linear_fc2.bias", {h}).to_f32();
     codec_embedding_ = &w.get_float("talker.model.codec_embedding.weight", {c.vocab_size, h});
-    codec_head_ = &w.get_float("talker.codec_head.weight", {c.vocab_size, h});
+    const TensorView& head = w.get_float("talker.codec_head.weight", {c.vocab_size, h});
+    codec_head_ = backend::LinearWeights(head, head_quant, pool);
+    if (head_quant) w.release_pages(head);
 }
 
 void Talker::embed_text(const backend::ExecContext& ctx, const int32_t* ids, int64_t n,
@@ -45,7 +47,7 @@ void Talker::embed_text(const backend::ExecContext& ctx, const int32_t* ids, int
 
 void Talker::logits(const backend::ExecContext& ctx, const float* hidden, int64_t n,
                     float* out) const {
-    backend::linear(ctx, hidden, n, *codec_head_, nullptr, out);
+    backend::linear(ctx, hidden, n, codec_head_, nullptr, out);
 }
 
 }  // namespace qwen3tts

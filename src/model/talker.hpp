@@ -14,9 +14,11 @@ namespace qwen3tts {
 
 class Talker {
   public:
-    // quant: the decoder layers' projections quantized at load (nullopt: as stored).
+    // quant: the decoder layers' projections quantized at load, head_quant: codec_head
+    // (nullopt: as stored).
     Talker(const WeightMap& weights, const TalkerConfig& config,
-           std::optional<backend::QuantFormat> quant = std::nullopt, ThreadPool* pool = nullptr);
+           std::optional<backend::QuantFormat> quant = std::nullopt, ThreadPool* pool = nullptr,
+           std::optional<backend::QuantFormat> head_quant = std::nullopt);
 
     int64_t hidden_size() const { return config_.hidden_size; }
     const DecoderStack& stack() const { return stack_; }
@@ -36,7 +38,7 @@ class Talker {
     const TensorView* fc2_;
     std::vector<float> fc1_bias_, fc2_bias_;
     const TensorView* codec_embedding_;
-    const TensorView* codec_head_;
+    backend::LinearWeights codec_head_;
 };
 
 DecoderStackShape stack_shape(const TransformerConfig& c);

@@ -75,9 +75,12 @@ TtsModel::TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer,
       weights_(std::move(weights)),
       tokenizer_(std::move(tokenizer)) {
     // Quantizing reads every projection weight once: on all cores.
-    ThreadPool pool(quant.talker || quant.predictor ? resolve_thread_count(0, "threads") : 1);
-    talker_ = std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool);
-    predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor, &pool);
+    const bool any = quant.talker || quant.predictor || quant.talker_head || quant.predictor_heads;
+    ThreadPool pool(any ? resolve_thread_count(0, "threads") : 1);
+    talker_ =
+        std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool, quant.talker_head);
+    predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor, &pool,
+                                                 quant.predictor_heads);
 
     // Everything else in the file is unexpected, except the speaker encoder of Base models
     // (used by voice cloning).

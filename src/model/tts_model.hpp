@@ -15,9 +15,11 @@
 namespace qwen3tts {
 
 // Which decoder stacks are quantized at load (nullopt: used as stored, bf16 for the released
-// checkpoints). docs/quantization.md measures each setting.
+// checkpoints), and the output heads: the talker's codec_head, the code predictor's 15
+// lm_heads. docs/quantization.md measures each setting.
 struct QuantPlan {
     std::optional<backend::QuantFormat> talker, predictor;
+    std::optional<backend::QuantFormat> talker_head, predictor_heads;
 };
 
 class TtsModel {

@@ -12,6 +12,7 @@
 
 #include "core/checked_size.hpp"
 #include "core/error.hpp"
+#include "core/mapped_files.hpp"
 #include "core/text_file.hpp"
 
 namespace qwen3tts {
@@ -85,7 +86,7 @@ void check_shard_name(const std::string& file, const std::string& index,
 }  // namespace
 
 SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(ErrorCode::io, path + ": cannot open (" + std::strerror(errno) + ")");
     struct stat st;
     if (::fstat(fd, &st) != 0) {
@@ -126,21 +127,33 @@ SafetensorsFile::SafetensorsFile(const std::string& path, LoadMode mode) : path_
             }
         }
     }
-    ::close(fd);
+    if (mode == LoadMode::mmap && map_ != MAP_FAILED) {
+        fd_ = fd;  // kept for pread (core/mapped_files.hpp)
+        mapped_files::add(map_, size_, fd_);
+    } else {
+        ::close(fd);
+    }
     if (map_ == MAP_FAILED) {
         map_ = nullptr;
         throw Error(ErrorCode::io, path + ": cannot map " + std::to_string(size_ >> 20) + " MiB (" +
                                        std::strerror(errno) + ")");
     }
+    auto unmap = [&] {
+        if (fd_ >= 0) {
+            mapped_files::remove(map_);
+            ::close(fd_);
+            fd_ = -1;
+        }
+        ::munmap(map_, size_);
+        map_ = nullptr;
+    };
     try {
         parse_header();
     } catch (const Error&) {
-        ::munmap(map_, size_);
-        map_ = nullptr;
+        unmap();
         throw;
     } catch (const std::exception& e) {
-        ::munmap(map_, size_);
-        map_ = nullptr;
+        unmap();
         throw Error(ErrorCode::format, path + ": corrupt safetensors header (" + e.what() + ")");
     }
 }
@@ -211,6 +224,10 @@ void SafetensorsFile::parse_header() {
 }
 
 SafetensorsFile::~SafetensorsFile() {
+    if (fd_ >= 0) {
+        mapped_files::remove(map_);
+        ::close(fd_);
+    }
     if (map_) ::munmap(map_, size_);
 }
 

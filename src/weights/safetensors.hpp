@@ -47,6 +47,7 @@ class SafetensorsFile {
     std::string path_;
     void* map_ = nullptr;
     size_t size_ = 0;
+    int fd_ = -1;  // open while mapped (LoadMode::mmap)
     LoadMode mode_ = LoadMode::mmap;
     std::map<std::string, TensorView> tensors_;
     std::map<std::string, std::string> metadata_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -83,9 +84,38 @@ TEST(Quantize, Q8ErrorIsAtMostHalfAStep) {
         }
 }
 
-TEST(Quantize, Q4PacksTwoBlocksPerPairAndHitsTheExtremeExactly) {
+// The squared error of block b of row r as q represents it, and as the plain max-magnitude
+// rule would (step = the value of largest magnitude / -8, that value on the code 0).
+double block_error(const QuantizedWeights& q, const std::vector<uint16_t>& w, int64_t r,
+                   int64_t b) {
+    double e = 0;
+    for (int64_t c = b * 32; c < b * 32 + 32; ++c) {
+        const double d = double(q.value(r, c)) - bf16_to_f32(w[size_t(r * q.cols + c)]);
+        e += d * d;
+    }
+    return e;
+}
+
+double max_magnitude_rule_error(const std::vector<uint16_t>& w, int64_t cols, int64_t r,
+                                int64_t b) {
+    float extreme = 0;
+    for (int64_t c = b * 32; c < b * 32 + 32; ++c) {
+        const float x = bf16_to_f32(w[size_t(r * cols + c)]);
+        if (std::fabs(x) > std::fabs(extreme) || (x == -extreme && x > 0)) extreme = x;
+    }
+    const float scale = f16_to_f32(f32_to_f16(extreme / -8.0f));
+    double e = 0;
+    for (int64_t c = b * 32; c < b * 32 + 32; ++c) {
+        const float x = bf16_to_f32(w[size_t(r * cols + c)]);
+        const int code = std::clamp(int(std::lrint(x / scale)), -8, 7);
+        e += (double(scale) * code - x) * (double(scale) * code - x);
+    }
+    return e;
+}
+
+TEST(Quantize, Q4PacksTwoBlocksPerPairAndFitsBetterThanTheMaxMagnitudeRule) {
     std::mt19937 rng(2);
-    const int64_t rows = 3, cols = 192;
+    const int64_t rows = 64, cols = 192;
     const auto w = random_bf16(rng, rows * cols, 0.05f);
     const TensorView view{"layer.weight", DType::bf16, {rows, cols}, w.data()};
     const QuantizedWeights q = backend::quantize_weights(view, QuantFormat::q4, nullptr);
@@ -94,22 +124,20 @@ TEST(Quantize, Q4PacksTwoBlocksPerPairAndHitsTheExtremeExactly) {
     EXPECT_EQ(q.codes[5] & 0xf, q.code(0, 5));
     EXPECT_EQ(q.codes[5] >> 4, q.code(0, 37));
     EXPECT_EQ(q.codes[32 + 5] >> 4, q.code(0, 64 + 37));
-    int within_half_step = 0;
+    // The candidates include the max-magnitude rule's step, and the stored scale is the least-
+    // squares one of the chosen codes, so no block is worse than that rule (up to the f16
+    // rounding of the scale); over Gaussian weights the error is about 10 % lower (5 % in RMS).
+    double total = 0, total_rule = 0;
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t b = 0; b < cols / 32; ++b) {
-            const float scale = f16_to_f32(q.scales[size_t(r * (cols / 32) + b)]);
-            int64_t extreme = b * 32;
-            for (int64_t c = b * 32; c < b * 32 + 32; ++c) {
-                const float orig = bf16_to_f32(w[size_t(r * cols + c)]);
-                if (std::fabs(orig) > std::fabs(bf16_to_f32(w[size_t(r * cols + extreme)])))
-                    extreme = c;
-                const float err = std::fabs(q.value(r, c) - orig);
-                EXPECT_LE(err, std::fabs(scale) * 1.001f);
-                within_half_step += err <= 0.5f * std::fabs(scale) * 1.001f;
-            }
-            EXPECT_EQ(q.code(r, extreme), 0) << "the largest magnitude takes code 0 (-8 steps)";
+            const double e = block_error(q, w, r, b),
+                         rule = max_magnitude_rule_error(w, cols, r, b);
+            EXPECT_LE(e, rule * 1.002) << r << "," << b;
+            total += e;
+            total_rule += rule;
         }
-    EXPECT_GE(within_half_step, int(rows * cols) - 2 * int(rows * cols / 32));
+    EXPECT_LT(total, 0.92 * total_rule);
+    EXPECT_GT(total, 0.80 * total_rule);
 }
 
 TEST(Quantize, Q4OddLastBlockTakesSixteenBytes) {
@@ -124,9 +152,10 @@ TEST(Quantize, Q4OddLastBlockTakesSixteenBytes) {
         EXPECT_EQ(row1[32 + j] & 0xf, q.code(1, 64 + j));
         EXPECT_EQ(row1[32 + j] >> 4, q.code(1, 80 + j));
     }
+    // Within 1.5 steps: the candidates that shrink the step clip the extreme by up to 1.3.
     for (int64_t c = 64; c < 96; ++c) {
         const float scale = std::fabs(f16_to_f32(q.scales[size_t(3 + c / 32)]));
-        EXPECT_LE(std::fabs(q.value(1, c) - bf16_to_f32(w[size_t(cols + c)])), scale * 1.001f);
+        EXPECT_LE(std::fabs(q.value(1, c) - bf16_to_f32(w[size_t(cols + c)])), scale * 1.5f);
     }
 }
 
@@ -136,10 +165,17 @@ class QuantizeRow : public testing_isa::AtLevel {};
 
 TEST_P(QuantizeRow, SimdEqualsPortable) {
     std::mt19937 rng(6);
-    std::normal_distribution<float> dist(0.0f, 0.05f);
-    const int64_t cols = 256;
-    std::vector<float> f32(static_cast<size_t>(cols));
-    for (auto& v : f32) v = bf16_to_f32(f32_to_bf16(dist(rng)));
+    const int64_t rows = 256, cols = 256;
+    std::vector<float> f32(static_cast<size_t>(rows * cols));
+    for (int64_t r = 0; r < rows; ++r) {
+        // Rows of different scales, and some with a heavy tail (q4's candidates compete).
+        std::normal_distribution<float> dist(0.0f, 0.01f * float(1 + r % 7));
+        for (int64_t c = 0; c < cols; ++c) {
+            float x = dist(rng);
+            if (r % 3 == 0 && c % 29 == 0) x *= 6;
+            f32[size_t(r * cols + c)] = bf16_to_f32(f32_to_bf16(x));
+        }
+    }
     f32[3] = 0.5f, f32[7] = -0.5f;                        // a tie in block 0
     std::fill(f32.begin() + 64, f32.begin() + 96, 0.0f);  // an all-zero block
     std::vector<uint16_t> bf16(f32.size()), f16(f32.size());
@@ -147,22 +183,53 @@ TEST_P(QuantizeRow, SimdEqualsPortable) {
         bf16[i] = f32_to_bf16(f32[i]);
         f16[i] = f32_to_f16(f32[i]);
     }
-    const TensorView views[3] = {{"w", DType::f32, {1, cols}, f32.data()},
-                                 {"w", DType::bf16, {1, cols}, bf16.data()},
-                                 {"w", DType::f16, {1, cols}, f16.data()}};
+    const TensorView views[3] = {{"w", DType::f32, {rows, cols}, f32.data()},
+                                 {"w", DType::bf16, {rows, cols}, bf16.data()},
+                                 {"w", DType::f16, {rows, cols}, f16.data()}};
     for (const TensorView& v : views)
+        for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4})
+            for (int64_t r = 0; r < rows; ++r) {
+                std::vector<uint8_t> portable(static_cast<size_t>(cols)),
+                    fast(static_cast<size_t>(cols));
+                std::vector<uint16_t> ps(size_t(cols / 32)), fs(size_t(cols / 32));
+                backend::quantize_row_portable(v, r, f, portable.data(), ps.data());
+                if (backend::quantize_row_cpu_available())
+                    backend::quantize_row_cpu(v, r, f, fast.data(), fs.data());
+                else
+                    backend::quantize_row_portable(v, r, f, fast.data(), fs.data());
+                ASSERT_EQ(portable, fast)
+                    << dtype_name(v.dtype) << " " << quant_format_name(f) << " row " << r;
+                ASSERT_EQ(ps, fs) << dtype_name(v.dtype) << " " << quant_format_name(f) << " row "
+                                  << r;
+                if (r == 0) {
+                    if (f == QuantFormat::q8) {
+                        EXPECT_EQ(portable[3], 255) << "the tie goes to +0.5";
+                    }
+                    EXPECT_EQ(ps[2], 0) << "an all-zero block has the scale 0";
+                }
+            }
+}
+
+// Whole matrices (row quantizers, q4 packing with an odd last block, threads) come out the
+// same at every level as at the generic one.
+TEST_P(QuantizeRow, WholeMatrixEqualsTheGenericLevel) {
+    std::mt19937 rng(8);
+    ThreadPool pool(2);
+    for (const int64_t cols : {96, 1024})
         for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
-            std::vector<uint8_t> portable(static_cast<size_t>(cols)),
-                fast(static_cast<size_t>(cols));
-            std::vector<uint16_t> ps(size_t(cols / 32)), fs(size_t(cols / 32));
-            backend::quantize_row_portable(v, 0, f, portable.data(), ps.data());
-            if (backend::quantize_row_cpu_available())
-                backend::quantize_row_cpu(v, 0, f, fast.data(), fs.data());
-            else
-                backend::quantize_row_portable(v, 0, f, fast.data(), fs.data());
-            EXPECT_EQ(portable, fast) << dtype_name(v.dtype) << " " << quant_format_name(f);
-            EXPECT_EQ(ps, fs) << dtype_name(v.dtype) << " " << quant_format_name(f);
-            EXPECT_EQ(portable[3], f == QuantFormat::q8 ? 255 : 0) << "the tie goes to +0.5";
+            const auto w = random_bf16(rng, 40 * cols, 0.05f);
+            const TensorView v{"w", DType::bf16, {40, cols}, w.data()};
+            const QuantizedWeights fast = backend::quantize_weights(v, f, &pool);
+            cpu::set_max_isa(cpu::Isa::generic);
+            const QuantizedWeights plain = backend::quantize_weights(v, f, nullptr);
+            cpu::set_max_isa(GetParam());
+            const std::vector<uint8_t> a(fast.codes.data(), fast.codes.data() + fast.codes.size()),
+                b(plain.codes.data(), plain.codes.data() + plain.codes.size());
+            const std::vector<uint16_t> sa(fast.scales.data(),
+                                           fast.scales.data() + fast.scales.size()),
+                sb(plain.scales.data(), plain.scales.data() + plain.scales.size());
+            EXPECT_EQ(a, b) << quant_format_name(f) << " " << cols;
+            EXPECT_EQ(sa, sb) << quant_format_name(f) << " " << cols;
         }
 }
 

@@ -1,6 +1,7 @@
 // LoadOptions::quant: the accepted spellings, what ModelInfo reports, and clear errors.
 #include <gtest/gtest.h>
 
+#include "api/option_parsing.hpp"
 #include "qwen3tts/qwen3tts.hpp"
 #include "support/test_support.hpp"
 
@@ -21,6 +22,22 @@ TEST(QuantOption, SpellingsAndTheReportedSetting) {
     EXPECT_EQ(quant_of("talker=q4"), "talker=q4,predictor=bf16");
     EXPECT_EQ(quant_of("talker=q8,predictor=bf16"), "talker=q8,predictor=bf16");
     EXPECT_EQ(quant_of("predictor=bf16,talker=q4"), "talker=q4,predictor=bf16");
+}
+
+// docs/quantization.md: q8 output heads cost nothing measurable beside q4 layers, so a q4
+// component's heads are q8; a q8 component's stay as stored.
+TEST(QuantOption, AQ4ComponentsHeadsAreQ8) {
+    const auto q8 = std::optional(backend::QuantFormat::q8);
+    const QuantPlan q4 = parse_quant_plan("q4");
+    EXPECT_EQ(q4.talker_head, q8);
+    EXPECT_EQ(q4.predictor_heads, q8);
+    const QuantPlan q8_plan = parse_quant_plan("q8");
+    EXPECT_EQ(q8_plan.talker_head, std::nullopt);
+    EXPECT_EQ(q8_plan.predictor_heads, std::nullopt);
+    const QuantPlan mixed = parse_quant_plan("talker=q8,predictor=q4");
+    EXPECT_EQ(mixed.talker_head, std::nullopt);
+    EXPECT_EQ(mixed.predictor_heads, q8);
+    EXPECT_EQ(quant_of("talker=q4"), "talker=q4,predictor=bf16");  // the tiny's 32-wide head
 }
 
 TEST(QuantOption, AMatrixNarrowerThanABlockIsAClearError) {
