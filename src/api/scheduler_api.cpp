@@ -92,8 +92,11 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
     if (incremental) {
         if (request.layout == TextLayout::automatic) request.layout = TextLayout::streaming;
         // The options are checked now (an unknown speaker is the caller's error, not a
-        // failure later on), with the text that is there so far.
-        build_prompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
+        // failure later on), with a stand-in text: the text so far may be empty or end
+        // inside a character.
+        PromptRequest check = request;
+        check.text = ".";
+        build_prompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), check);
         spec.incremental_text = true;
         spec.request = request;
     } else {

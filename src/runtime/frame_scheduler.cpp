@@ -249,7 +249,8 @@ void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
     }
     for (const auto& job : jobs) {
         Job::Engine& e = *job->engine_;
-        if (!e.cancel && !e.retired && e.state->steppable()) ready.push_back(e.state.get());
+        if (!e.cancel && !e.retired && e.state && e.state->steppable())
+            ready.push_back(e.state.get());
     }
     decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_);
     const std::lock_guard<std::mutex> lk(signal_->mu);
