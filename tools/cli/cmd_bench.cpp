@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_streams.hpp"
 #include "commands.hpp"
 #include "synthesis_args.hpp"
 
@@ -28,6 +29,7 @@ double peak_rss_mb() {
 }  // namespace
 
 int cmd_bench(const Args& args) {
+    if (args.has("streams")) return bench_streams(args);
     const auto t0 = std::chrono::steady_clock::now();
     const Model model = load_model(args);
     const double load_ms =
