@@ -71,7 +71,7 @@ int on_frame(const int32_t* codes, size_t n, void* user) {
     EXPECT_EQ(n, 16u);
     s->codes.insert(s->codes.end(), codes, codes + n);
     const int frames = int(s->codes.size() / 16);
-    if (frames == s->hold_at_frame) {
+    if (s->hold_at_frame > 0 && frames == s->hold_at_frame) {
         std::unique_lock<std::mutex> lk(s->mu);
         s->held = true;
         s->cv.notify_all();
