@@ -35,7 +35,7 @@ const OptionSpec kNoMmap{"no-mmap", "model", "",
 const OptionSpec kText{"text",     "text", "TEXT", "text to speak; - reads standard input",
                        "required", false,  0,      "batch"};
 const OptionSpec kIncremental{"incremental", "text", "",
-                              "with --text -: feed standard input as it arrives (streaming layout)",
+                              "with --text -: feed stdin to the request as it arrives",
                               "read all of it first"};
 const OptionSpec kBenchText{"text", "text", "TEXT", "text to speak; - reads standard input",
                             "a fixed English sentence"};
