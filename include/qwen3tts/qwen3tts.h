@@ -44,7 +44,8 @@ enum {
     QWEN3TTS_ERR_FORMAT = 3,           /* a file is malformed */
     QWEN3TTS_ERR_MODEL = 4,            /* the checkpoint is inconsistent or incomplete */
     QWEN3TTS_ERR_UNSUPPORTED = 5,      /* valid, but not supported by this build or model */
-    QWEN3TTS_ERR_INTERNAL = 6          /* out of memory or a bug: please report */
+    QWEN3TTS_ERR_INTERNAL = 6,         /* out of memory or a bug: please report */
+    QWEN3TTS_ERR_BUSY = 7              /* too many requests are waiting: try again later */
 };
 
 typedef struct qwen3tts_model qwen3tts_model;
@@ -253,6 +254,123 @@ QWEN3TTS_API int qwen3tts_speak_stream(qwen3tts_synthesizer* synth, const char* 
                                        const qwen3tts_options* options,
                                        qwen3tts_audio_callback on_audio, void* user_data,
                                        qwen3tts_report* report);
+
+/* ---- Many requests at once ----------------------------------------------------------------
+ * A scheduler runs every request submitted to it together on one model: each frame step makes
+ * the next frame of all running requests as one batch (the weights are read once for all),
+ * requests join and leave at any frame, and a request's codes and audio are exactly those that
+ * a synthesizer gives for it alone (same seed and options), whatever runs beside it.
+ * Thread-safe: submit, cancel, push text and wait from any thread. The callbacks run on the
+ * scheduler's own thread between frame steps: keep them quick, and do not wait in them for
+ * another request of the same scheduler. */
+
+typedef struct qwen3tts_scheduler qwen3tts_scheduler;
+typedef struct qwen3tts_request qwen3tts_request;
+
+typedef struct qwen3tts_scheduler_options {
+    size_t struct_size;
+    int max_batch; /* requests generating at once, each with its own KV cache (default 8) */
+    int max_queue; /* requests waiting beyond those (default 64); one more is QWEN3TTS_ERR_BUSY */
+    int threads;   /* worker threads, as for qwen3tts_synthesizer_new (default 0) */
+} qwen3tts_scheduler_options;
+
+/* As qwen3tts_load_options_init. */
+QWEN3TTS_API void qwen3tts_scheduler_options_init(qwen3tts_scheduler_options* options,
+                                                  size_t struct_size);
+
+/* Starts a scheduler on model (its thread waits for requests). options NULL = defaults. It keeps
+ * the model's weights alive. *out is freed with qwen3tts_scheduler_free. Thread-safe. */
+QWEN3TTS_API int qwen3tts_scheduler_new(const qwen3tts_model* model,
+                                        const qwen3tts_scheduler_options* options,
+                                        qwen3tts_scheduler** out);
+/* Cancels every request that has not ended (each on_done runs, with
+ * QWEN3TTS_REQUEST_CANCELLED) and stops the scheduler's thread. Request handles stay valid
+ * (wait returns at once). No other thread may use the scheduler during or after the call; it
+ * must not be called from a callback. NULL is ignored. */
+QWEN3TTS_API void qwen3tts_scheduler_free(qwen3tts_scheduler* scheduler);
+
+typedef struct qwen3tts_scheduler_load {
+    size_t struct_size;
+    int64_t active; /* requests generating */
+    int64_t queued; /* waiting for a place */
+    int64_t frames; /* frames generated since the scheduler started */
+} qwen3tts_scheduler_load;
+
+/* What the scheduler is doing now (set load->struct_size first). Thread-safe. */
+QWEN3TTS_API int qwen3tts_scheduler_get_load(const qwen3tts_scheduler* scheduler,
+                                             qwen3tts_scheduler_load* load);
+
+enum {
+    QWEN3TTS_REQUEST_COMPLETED = 0, /* ended: end of speech, frame limit, or a callback said stop */
+    QWEN3TTS_REQUEST_CANCELLED = 1, /* qwen3tts_request_cancel or qwen3tts_scheduler_free */
+    QWEN3TTS_REQUEST_FAILED = 2     /* an error ended it: error_code and error say which */
+};
+
+/* Exactly once per request, when it has ended. error: "" unless failed; valid during the call. */
+typedef void (*qwen3tts_done_callback)(int status, int error_code, const char* error,
+                                       void* user_data);
+
+typedef struct qwen3tts_request_callbacks {
+    size_t struct_size;
+    qwen3tts_frame_callback on_frame; /* each frame as it exists; NULL = none */
+    /* Set: the frames are decoded to 24 kHz audio as they come (codec_decode "streaming"). */
+    qwen3tts_audio_callback on_audio;
+    qwen3tts_done_callback on_done;
+    void* user_data; /* passed to all three; must stay valid until on_done has returned */
+} qwen3tts_request_callbacks;
+
+/* As qwen3tts_load_options_init (all NULL). */
+QWEN3TTS_API void qwen3tts_request_callbacks_init(qwen3tts_request_callbacks* callbacks,
+                                                  size_t struct_size);
+
+/* Queues a request: text (UTF-8) with options (NULL = model defaults; the voice is kept as long
+ * as the request needs it). callbacks may be NULL (then the codes are only counted in the
+ * report); on_frame / on_audio return non-zero to stop that request. Bad options fail here,
+ * before anything runs; a full queue is QWEN3TTS_ERR_BUSY; errors while it runs end this
+ * request only (qwen3tts_request_wait). *out is freed with qwen3tts_request_free.
+ * Thread-safe. */
+QWEN3TTS_API int qwen3tts_scheduler_submit(qwen3tts_scheduler* scheduler, const char* text,
+                                           const qwen3tts_options* options,
+                                           const qwen3tts_request_callbacks* callbacks,
+                                           qwen3tts_request** out);
+/* Streaming text input: text is the beginning (may be ""), more comes with
+ * qwen3tts_request_push_text until qwen3tts_request_finish_text. Laid out as the official
+ * streaming layout (text_layout "auto" means "streaming" here): the codes equal those of
+ * qwen3tts_scheduler_submit with the whole text and text_layout "streaming", however the text
+ * was cut into pieces (a piece may end inside a UTF-8 character). */
+QWEN3TTS_API int qwen3tts_scheduler_submit_incremental(qwen3tts_scheduler* scheduler,
+                                                       const char* text,
+                                                       const qwen3tts_options* options,
+                                                       const qwen3tts_request_callbacks* callbacks,
+                                                       qwen3tts_request** out);
+
+/* Ends the request within one frame (status QWEN3TTS_REQUEST_CANCELLED unless it had already
+ * ended); its memory is freed. Thread-safe, also from its own callbacks. */
+QWEN3TTS_API int qwen3tts_request_cancel(qwen3tts_request* request);
+/* Incremental requests: more text, and the end of the text (another push is then an error). */
+QWEN3TTS_API int qwen3tts_request_push_text(qwen3tts_request* request, const char* text);
+QWEN3TTS_API int qwen3tts_request_finish_text(qwen3tts_request* request);
+
+typedef struct qwen3tts_request_result {
+    size_t struct_size;
+    int status;        /* QWEN3TTS_REQUEST_* */
+    int error_code;    /* when failed: QWEN3TTS_ERR_*; else 0 */
+    const char* error; /* when failed: the message; else "". Belongs to the request handle */
+} qwen3tts_request_result;
+
+/* Blocks until the request has ended and its on_done has returned, then fills *result and
+ * *report (either may be NULL; set their struct_size first). report->first_audio_ms counts
+ * from the submit (waiting in the queue included); report->cancelled is 1 when the request was
+ * cancelled or a callback stopped it. Must not be called from the scheduler's callbacks.
+ * Thread-safe. */
+QWEN3TTS_API int qwen3tts_request_wait(qwen3tts_request* request, qwen3tts_request_result* result,
+                                       qwen3tts_report* report);
+/* 1 once the request has ended (wait would not block), 0 before (or for NULL). Thread-safe. */
+QWEN3TTS_API int qwen3tts_request_done(const qwen3tts_request* request);
+/* Frees the handle only: a request still running goes on (cancel it first to stop it), and its
+ * callbacks still run until on_done. No other thread may use the handle during or after the
+ * call. NULL is ignored. */
+QWEN3TTS_API void qwen3tts_request_free(qwen3tts_request* request);
 
 /* ---- Files ---------------------------------------------------------------------------------- */
 

@@ -12,12 +12,14 @@ objects saved to and loaded from `.voice` files. See python/README.md."""
 from . import _lib
 from .audio import write_audio
 from .errors import (
+    BusyError,
     InvalidArgumentError,
     Qwen3TTSError,
     Qwen3TTSIOError,
     UnsupportedError,
 )
 from .model import Model, ModelInfo, Qwen3TTSModel
+from .scheduler import Request, RequestResult, Scheduler
 from .stream import AudioStream
 from .voice import Voice, VoiceClonePromptItem
 
@@ -36,12 +38,16 @@ def library_path():
 
 __all__ = [
     "AudioStream",
+    "BusyError",
     "InvalidArgumentError",
     "Model",
     "ModelInfo",
     "Qwen3TTSError",
     "Qwen3TTSIOError",
     "Qwen3TTSModel",
+    "Request",
+    "RequestResult",
+    "Scheduler",
     "UnsupportedError",
     "Voice",
     "VoiceClonePromptItem",

@@ -102,12 +102,50 @@ class Report(ctypes.Structure):
     ]
 
 
+class SchedulerOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("max_batch", ctypes.c_int),
+        ("max_queue", ctypes.c_int),
+        ("threads", ctypes.c_int),
+    ]
+
+
+class SchedulerLoad(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("active", ctypes.c_int64),
+        ("queued", ctypes.c_int64),
+        ("frames", ctypes.c_int64),
+    ]
+
+
+class RequestResult(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("status", ctypes.c_int),
+        ("error_code", ctypes.c_int),
+        ("error", ctypes.c_char_p),
+    ]
+
+
 AUDIO_CALLBACK = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t, ctypes.c_void_p
 )
 FRAME_CALLBACK = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_void_p
 )
+DONE_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+
+
+class RequestCallbacks(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("on_frame", FRAME_CALLBACK),
+        ("on_audio", AUDIO_CALLBACK),
+        ("on_done", DONE_CALLBACK),
+        ("user_data", ctypes.c_void_p),
+    ]
 
 # ---- signatures ---------------------------------------------------------------------------------
 
@@ -163,6 +201,25 @@ _SIGNATURES = {
         _int,
         [_vp, _str, _p(Options), AUDIO_CALLBACK, _vp, _p(Report)],
     ),
+    "qwen3tts_scheduler_options_init": (None, [_p(SchedulerOptions), _size]),
+    "qwen3tts_scheduler_new": (_int, [_vp, _p(SchedulerOptions), _p(_vp)]),
+    "qwen3tts_scheduler_free": (None, [_vp]),
+    "qwen3tts_scheduler_get_load": (_int, [_vp, _p(SchedulerLoad)]),
+    "qwen3tts_request_callbacks_init": (None, [_p(RequestCallbacks), _size]),
+    "qwen3tts_scheduler_submit": (
+        _int,
+        [_vp, _str, _p(Options), _p(RequestCallbacks), _p(_vp)],
+    ),
+    "qwen3tts_scheduler_submit_incremental": (
+        _int,
+        [_vp, _str, _p(Options), _p(RequestCallbacks), _p(_vp)],
+    ),
+    "qwen3tts_request_cancel": (_int, [_vp]),
+    "qwen3tts_request_push_text": (_int, [_vp, _str]),
+    "qwen3tts_request_finish_text": (_int, [_vp]),
+    "qwen3tts_request_wait": (_int, [_vp, _p(RequestResult), _p(Report)]),
+    "qwen3tts_request_done": (_int, [_vp]),
+    "qwen3tts_request_free": (None, [_vp]),
     "qwen3tts_write_audio": (_int, [_str, _p(ctypes.c_float), _size, _int, _str]),
 }
 

@@ -11,6 +11,7 @@ ERR_FORMAT = 3
 ERR_MODEL = 4
 ERR_UNSUPPORTED = 5
 ERR_INTERNAL = 6
+ERR_BUSY = 7
 
 _CODE_NAMES = {
     ERR_INVALID_ARGUMENT: "invalid argument",
@@ -19,6 +20,7 @@ _CODE_NAMES = {
     ERR_MODEL: "model error",
     ERR_UNSUPPORTED: "unsupported",
     ERR_INTERNAL: "internal error",
+    ERR_BUSY: "busy",
 }
 
 
@@ -48,7 +50,12 @@ class Qwen3TTSIOError(Qwen3TTSError, OSError):
     """A file could not be read or written (QWEN3TTS_ERR_IO)."""
 
 
+class BusyError(Qwen3TTSError):
+    """Too many requests are waiting: try again later (QWEN3TTS_ERR_BUSY)."""
+
+
 _CLASSES = {
+    ERR_BUSY: BusyError,
     ERR_INVALID_ARGUMENT: InvalidArgumentError,
     ERR_UNSUPPORTED: UnsupportedError,
     ERR_IO: Qwen3TTSIOError,

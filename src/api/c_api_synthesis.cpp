@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 
+#include "api/c_api_options.hpp"
 #include "api/c_api_support.hpp"
 #include "api/model_impl.hpp"
 #include "api/option_parsing.hpp"
@@ -51,6 +52,33 @@ qwen3tts_options default_options(const qwen3tts::Model* model) {
     return o;
 }
 
+qwen3tts_report c_report(const qwen3tts::GenerationReport& g, bool cancelled) {
+    qwen3tts_report r{};
+    r.struct_size = sizeof r;
+    r.prompt_positions = g.prompt_positions;
+    r.frames = g.frames;
+    r.stopped_at_eos = g.stopped_at_eos ? 1 : 0;
+    r.cancelled = cancelled ? 1 : 0;
+    r.seed = g.seed;
+    r.prefill_ms = g.prefill_ms;
+    r.talker_ms = g.talker_ms;
+    r.predictor_ms = g.predictor_ms;
+    return r;
+}
+
+qwen3tts_report c_report(const qwen3tts::SpeechReport& s, bool cancelled) {
+    qwen3tts_report r = c_report(s.generation, cancelled);
+    r.codec_ms = s.codec_ms;
+    r.first_audio_ms = s.first_audio_ms;
+    r.total_ms = s.total_ms;
+    r.samples = s.samples;
+    return r;
+}
+
+}  // namespace
+
+namespace qwen3tts::capi {
+
 qwen3tts::SynthesisOptions to_options(const qwen3tts::Model& model,
                                       const qwen3tts_options* options) {
     // Fields past the caller's struct_size keep the model's defaults.
@@ -87,35 +115,21 @@ size_t report_size(const qwen3tts_report* report) {
                   : 0;
 }
 
-qwen3tts_report c_report(const qwen3tts::GenerationReport& g, bool cancelled) {
-    qwen3tts_report r{};
-    r.struct_size = sizeof r;
-    r.prompt_positions = g.prompt_positions;
-    r.frames = g.frames;
-    r.stopped_at_eos = g.stopped_at_eos ? 1 : 0;
-    r.cancelled = cancelled ? 1 : 0;
-    r.seed = g.seed;
-    r.prefill_ms = g.prefill_ms;
-    r.talker_ms = g.talker_ms;
-    r.predictor_ms = g.predictor_ms;
-    return r;
-}
-
-qwen3tts_report c_report(const qwen3tts::SpeechReport& s, bool cancelled) {
-    qwen3tts_report r = c_report(s.generation, cancelled);
-    r.codec_ms = s.codec_ms;
-    r.first_audio_ms = s.first_audio_ms;
-    r.total_ms = s.total_ms;
-    r.samples = s.samples;
-    return r;
-}
-
 void hand_out_report(const qwen3tts::SpeechReport& r, bool cancelled, qwen3tts_report* out,
                      size_t size) {
     if (!out) return;
     const qwen3tts_report c = c_report(r, cancelled);
     transfer_report(&c, out, size);
 }
+
+}  // namespace qwen3tts::capi
+
+using qwen3tts::capi::frame_width;
+using qwen3tts::capi::hand_out_report;
+using qwen3tts::capi::report_size;
+using qwen3tts::capi::to_options;
+
+namespace {
 
 // Runs generate_codes with an optional C frame callback; returns the codes.
 std::vector<int32_t> run_codes(qwen3tts_synthesizer* synth, const char* text,

@@ -117,7 +117,8 @@ Args::Args(const CommandSpec& command, int argc, char** argv) : command_(&comman
     if (command.positional_required && positional_.empty())
         throw usage_error(command, "missing " + command.positional);
     for (const OptionSpec* o : command.options)
-        if (o->required() && !has(o->name))
+        if (o->required() && !has(o->name) &&
+            !(o->required_unless && declares(o->required_unless) && has(o->required_unless)))
             throw usage_error(command, "--" + o->name + " " + o->value + " is required");
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "bench_streams.hpp"
 #include "commands.hpp"
 #include "qwen3tts/benchmark.hpp"
 #include "synthesis_args.hpp"
@@ -134,6 +135,7 @@ void print_text(const Results& r) {
 }  // namespace
 
 int cmd_bench(const Args& args) {
+    if (args.has("streams")) return bench_streams(args);
     Results r;
     // The machine first, on the threads the run will use, before the model takes memory.
     EngineOptions engine;

@@ -1,9 +1,12 @@
 // qwen3tts speak: text → audio file (or stdout). With --stream, audio is written and flushed
 // frame by frame as it is generated, so `--out -` piped into a player starts playing after
-// the first frame.
+// the first frame; with --incremental the text is read from standard input as it arrives;
+// --batch runs a file of requests at once (batch.cpp).
 #include <cstdio>
 
+#include "batch.hpp"
 #include "commands.hpp"
+#include "incremental.hpp"
 #include "progress.hpp"
 #include "synthesis_args.hpp"
 
@@ -55,33 +58,40 @@ std::string destination(const std::string& out) {
 }  // namespace
 
 int cmd_speak(const Args& args) {
+    if (args.has("batch")) return run_batch(args, true);
     const std::string out = args.get("out");
     const std::string format = args.get("format");
     check_format_matches_extension(out, format);
     const Model model = load_model(args);
-    SynthesisRequest req = parse_synthesis(args, model);
+    const bool incremental = args.flag("incremental");
+    SynthesisRequest req =
+        incremental ? parse_incremental(args, model) : parse_synthesis(args, model);
     req.options.codec_decode = args.get("codec-decode", req.options.codec_decode);
     const bool stream = args.flag("stream");
-    if (stream && req.options.codec_decode != "streaming")
-        throw Error(
-            ErrorCode::invalid_argument,
-            "--stream needs --codec-decode streaming (official-chunked decodes at the end)");
-    Synthesizer synth(model, req.engine);
+    if ((stream || incremental) && req.options.codec_decode != "streaming")
+        throw Error(ErrorCode::invalid_argument,
+                    std::string(stream ? "--stream" : "--incremental") +
+                        " needs --codec-decode streaming (official-chunked decodes at the end)");
     // Opened before synthesis so that a bad path fails at once; removed unless finished.
     AudioFileWriter writer(out, model.sample_rate(), format);
     Progress progress("speaking", args.flag("quiet"), model.sample_rate());
     int64_t samples = 0;
+    auto on_audio = [&](const float* data, size_t n) {
+        writer.write(data, n);
+        if (stream) writer.flush();
+        samples += int64_t(n);
+        progress.samples(samples);
+        return true;
+    };
     SpeechReport report;
-    synth.speak(
-        req.text, req.options,
-        [&](const float* data, size_t n) {
-            writer.write(data, n);
-            if (stream) writer.flush();
-            samples += int64_t(n);
-            progress.samples(samples);
-            return true;
-        },
-        &report);
+    if (incremental) {
+        RequestCallbacks cb;
+        cb.on_audio = on_audio;
+        report = run_incremental(model, req, std::move(cb));
+    } else {
+        Synthesizer synth(model, req.engine);
+        synth.speak(req.text, req.options, on_audio, &report);
+    }
     writer.finish();
     progress.finish();
     const double audio_s = double(report.samples) / double(model.sample_rate());

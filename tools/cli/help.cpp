@@ -59,7 +59,11 @@ void print_command_help(const CommandSpec& c, std::FILE* out) {
                                                 : "\n" + indent;
             line += o->description;
             std::string tail;
-            if (o->required())
+            if (o->required() && o->required_unless &&
+                std::any_of(c.options.begin(), c.options.end(),
+                            [&](const OptionSpec* x) { return x->name == o->required_unless; }))
+                tail = std::string(" (required unless --") + o->required_unless + ")";
+            else if (o->required())
                 tail = " (required)";
             else if (!o->default_text.empty())
                 tail = " (default: " + o->default_text + ")";

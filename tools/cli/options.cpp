@@ -32,7 +32,11 @@ const OptionSpec kNoMmap{"no-mmap", "model", "",
                          "memory-mapped"};
 
 // ---- text ----
-const OptionSpec kText{"text", "text", "TEXT", "text to speak; - reads standard input", "required"};
+const OptionSpec kText{"text",     "text", "TEXT", "text to speak; - reads standard input",
+                       "required", false,  0,      "batch"};
+const OptionSpec kIncremental{"incremental", "text", "",
+                              "with --text -: feed stdin to the request as it arrives",
+                              "read all of it first"};
 const OptionSpec kBenchText{"text", "text", "TEXT", "text to speak; - reads standard input",
                             "a fixed English sentence"};
 const OptionSpec kLanguage{"language", "text", "LANG",
@@ -99,11 +103,13 @@ const OptionSpec kOversubscribe{"oversubscribe", "engine", "",
                                 "allow more --threads than online CPUs", "capped"};
 
 // ---- output ----
-const OptionSpec kOutAudio{"out", "output", "FILE",
-                           "audio file (.wav .flac .ogg .opus .mp3 .pcm .raw .npy); - = stdout",
-                           "required"};
-const OptionSpec kOutCodes{"out", "output", "FILE.npy", "codec frames, int64 [frames, 16]",
-                           "required"};
+const OptionSpec kOutAudio{
+    "out",      "output",
+    "FILE",     "audio file (.wav .flac .ogg .opus .mp3 .pcm .raw .npy); - = stdout",
+    "required", false,
+    0,          "batch"};
+const OptionSpec kOutCodes{"out",      "output", "FILE.npy", "codec frames, int64 [frames, 16]",
+                           "required", false,    0,          "batch"};
 const OptionSpec kOutVoice{"out", "output", "FILE.voice", "the voice file to write", "required"};
 const OptionSpec kFormat{"format", "output", "NAME",
                          "wav, wav-f32, flac, opus, mp3, pcm or npy (agreeing with --out)",
@@ -116,6 +122,14 @@ const OptionSpec kStream{"stream", "output", "",
 const OptionSpec kQuiet{
     "quiet", "output", "", "no progress line on the terminal", "progress on a TTY", false, 'q'};
 
+// ---- batch ----
+const OptionSpec kBatch{"batch", "batch", "FILE.jsonl",
+                        "one request per line, all run at once (fields: docs/cli.md)", ""};
+const OptionSpec kOutDir{"out-dir", "batch", "DIR", "where --batch writes <id>.<ext>",
+                         "required with --batch"};
+const OptionSpec kMaxBatch{"max-batch", "batch", "N", "requests generating at once",
+                           std::to_string(SchedulerOptions().max_batch)};
+
 // ---- per command ----
 const OptionSpec kCodesIn{"codes", "input", "FILE.npy", "codec frames, int64 [frames, 16]",
                           "required"};
@@ -126,6 +140,9 @@ const OptionSpec kMaxSecondsEncode{"max-seconds", "input", "SECONDS", "longest a
 const OptionSpec kFrames{"frames", "benchmark", "N",
                          "frames per run, exactly (end of speech suppressed)", "32"};
 const OptionSpec kRuns{"runs", "benchmark", "N", "runs (medians are printed)", "3"};
+const OptionSpec kStreams{"streams", "benchmark", "N",
+                          "N requests at once through the scheduler (docs/benchmarks.md)",
+                          "one request, no scheduler"};
 const OptionSpec kJson{"json", "benchmark", "",
                        "print one JSON object (docs/benchmarks.md lists its fields)", "text"};
 const OptionSpec kNoCodec{"no-codec", "benchmark", "", "skip the speech (codec) measurements",
@@ -143,7 +160,8 @@ const OptionSpec kPort{"port", "server", "N", "TCP port (0: any free port)", "80
 const OptionSpec kApiKey{"api-key", "server", "KEY",
                          "require Authorization: Bearer KEY (/health and / stay public)",
                          "$QWEN3TTS_API_KEY, else none"};
-const OptionSpec kMaxBatch{"max-batch", "server", "N", "requests generated together in one batch", "8"};
+const OptionSpec kMaxBatch{"max-batch", "server", "N", "requests generated together in one batch",
+                           "8"};
 const OptionSpec kMaxQueue{"max-queue", "server", "N",
                            "requests waiting beyond those; more are answered 429", "16"};
 const OptionSpec kVoicesDir{"voices-dir", "server", "DIR",
@@ -165,6 +183,14 @@ const std::string kSynthesisNotes =
     "  --seed N with the same text and options reproduces that run exactly.\n"
     "progress: on a terminal, runs longer than 2 s show frames, seconds of audio and the\n"
     "  real-time factor so far on stderr (--quiet: none); elsewhere only the closing line.";
+
+const std::string kBatchNotes =
+    "\nbatch: --batch FILE.jsonl --out-dir DIR runs every line's request at once, each line a\n"
+    "  JSON object with \"id\" (the output file's stem) and \"text\", and any of speaker,\n"
+    "  language, instruct, voice, ref_audio, ref_text, x_vector_only, text_layout, seed, greedy,\n"
+    "  temperature, top_k, top_p, repetition_penalty, max_frames (and format for speak); the\n"
+    "  command line's options are the defaults. A bad line is reported with its number and the\n"
+    "  others go on; the exit status is 1 when any failed.";
 
 std::vector<const OptionSpec*> synthesis(std::vector<const OptionSpec*> extra, bool bench) {
     std::vector<const OptionSpec*> o = {&kModel,
@@ -203,10 +229,13 @@ const OptionSpec kHelp{"help", "general", "", "show this help and exit", "", fal
 const std::vector<CommandSpec>& commands() {
     static const std::vector<CommandSpec> all = {
         {"speak", "text -> speech (wav, flac, ogg/opus, mp3, pcm, npy)", "", false,
-         synthesis({&kOutAudio, &kFormat, &kCodecDecode, &kStream, &kQuiet}, false), cmd_speak,
-         kSynthesisNotes},
+         synthesis({&kIncremental, &kOutAudio, &kFormat, &kCodecDecode, &kStream, &kQuiet, &kBatch,
+                    &kOutDir, &kMaxBatch},
+                   false),
+         cmd_speak, kSynthesisNotes + kBatchNotes},
         {"codes", "text -> codec frames (.npy, int64 [frames, 16])", "", false,
-         synthesis({&kOutCodes, &kQuiet}, false), cmd_codes, kSynthesisNotes},
+         synthesis({&kIncremental, &kOutCodes, &kQuiet, &kBatch, &kOutDir, &kMaxBatch}, false),
+         cmd_codes, kSynthesisNotes + kBatchNotes},
         {"decode",
          "codec frames (.npy) -> speech",
          "",
@@ -233,7 +262,7 @@ const std::vector<CommandSpec>& commands() {
          {&kModel, &kPretokenizer},
          cmd_info},
         {"bench", "measure load, prefill and per-frame time", "", false,
-         synthesis({&kFrames, &kRuns, &kNoCodec, &kJson}, true), cmd_bench},
+         synthesis({&kFrames, &kRuns, &kNoCodec, &kStreams, &kJson}, true), cmd_bench},
         {"pull",
          "download a model from the Hugging Face hub into the cache",
          "Org/Name[@revision]",

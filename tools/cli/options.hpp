@@ -17,6 +17,8 @@ struct OptionSpec {
     std::string default_text;  // shown as "(default: …)"; "required" = must be given
     bool repeatable = false;   // may be given several times (all values kept)
     char short_name = 0;       // e.g. 'q' for -q
+    // A required option that this other option (one the command declares) stands in for.
+    const char* required_unless = nullptr;
     bool required() const { return default_text == "required"; }
     bool is_switch() const { return value.empty(); }
 };

@@ -43,14 +43,9 @@ Model load_model(const Args& args) {
     return Model::load(args.get("model", kDefaultModel), parse_load_options(args));
 }
 
-SynthesisRequest parse_synthesis(const Args& args, const Model& model,
-                                 const std::string& default_text,
-                                 const std::string& default_speaker) {
-    SynthesisRequest r;
-    r.text =
-        args.has("text") || default_text.empty() ? read_text_option(args, "text") : default_text;
-    SynthesisOptions& o = r.options;
-    o = model.default_options();
+SynthesisOptions parse_options(const Args& args, const Model& model,
+                               const std::string& default_speaker) {
+    SynthesisOptions o = model.default_options();
     o.language = args.get("language", o.language);
     o.speaker = args.get("speaker", default_speaker);
     if (args.has("instruct")) o.instruct = read_text_option(args, "instruct");
@@ -94,23 +89,42 @@ SynthesisRequest parse_synthesis(const Args& args, const Model& model,
         warn(
             "--greedy ignores temperature, top-k and top-p (as the official do_sample=False "
             "does)");
+    return o;
+}
 
+void require_speaker(const Model& model, const SynthesisOptions& options) {
     const ModelInfo info = model.info();
-    if (info.type == "custom_voice" && o.speaker.empty()) {
+    if (info.type == "custom_voice" && options.speaker.empty()) {
         std::string list;
         for (const auto& s : info.speakers) list += (list.empty() ? "" : ", ") + s;
         throw Error(ErrorCode::invalid_argument,
                     "this CustomVoice model needs --speaker (one of: " + list + ")");
     }
-    r.engine.threads = args.get_int("threads", 0, 0);
+}
+
+EngineOptions parse_engine(const Args& args) {
+    EngineOptions e;
+    e.threads = args.get_int("threads", 0, 0);
     // More threads than online CPUs are capped (with a warning) unless asked for explicitly.
-    r.engine.oversubscribe = args.flag("oversubscribe");
+    e.oversubscribe = args.flag("oversubscribe");
     const std::string kernels = args.get("kernels", "fast");
     if (kernels == "reference")
-        r.engine.kernels = Kernels::reference;
+        e.kernels = Kernels::reference;
     else if (kernels != "fast")
         throw Error(ErrorCode::invalid_argument,
                     "--kernels must be fast or reference, got '" + kernels + "'");
+    return e;
+}
+
+SynthesisRequest parse_synthesis(const Args& args, const Model& model,
+                                 const std::string& default_text,
+                                 const std::string& default_speaker) {
+    SynthesisRequest r;
+    r.text =
+        args.has("text") || default_text.empty() ? read_text_option(args, "text") : default_text;
+    r.options = parse_options(args, model, default_speaker);
+    require_speaker(model, r.options);
+    r.engine = parse_engine(args);
     return r;
 }
 

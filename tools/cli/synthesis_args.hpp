@@ -20,6 +20,12 @@ struct SynthesisRequest {
 SynthesisRequest parse_synthesis(const Args& args, const Model& model,
                                  const std::string& default_text = "",
                                  const std::string& default_speaker = "");
+// The parts of it: the options without the text and without requiring a speaker (a batch
+// file gives those per request), the speaker check, and the engine options.
+SynthesisOptions parse_options(const Args& args, const Model& model,
+                               const std::string& default_speaker = "");
+void require_speaker(const Model& model, const SynthesisOptions& options);
+EngineOptions parse_engine(const Args& args);
 LoadOptions parse_load_options(const Args& args);
 Model load_model(const Args& args);
 

@@ -1,0 +1,76 @@
+"""The Scheduler: requests run together give the audio of generate_custom_voice alone (same
+seed), incremental text equals the whole text in the streaming layout, cancel ends a request,
+and a full queue raises BusyError."""
+
+import unittest
+
+import numpy as np
+
+import qwen3tts
+from support import FOX, HELLO, model_dir
+
+GREEDY = dict(do_sample=False, subtalker_dosample=False)
+
+
+class SchedulerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.model = qwen3tts.Model.from_pretrained(model_dir("tiny-custom_voice"), threads=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.model.close()
+
+    def test_requests_together_equal_each_alone(self):
+        args = [(HELLO, "ryan", 3, 8), (FOX, "vivian", 4, 11)]
+        with qwen3tts.Scheduler(self.model) as s:
+            requests = [
+                s.submit(text, speaker=spk, language="English", seed=seed, max_new_tokens=n)
+                for text, spk, seed, n in args
+            ]
+            results = [r.wait() for r in requests]
+        for (text, spk, seed, n), res in zip(args, results):
+            wavs, _ = self.model.generate_custom_voice(
+                text, spk, language="English", seed=seed, max_new_tokens=n
+            )
+            self.assertEqual(res.status, "completed")
+            np.testing.assert_array_equal(res.audio, wavs[0])
+            self.assertEqual(res.codes.shape, (res.report["frames"], 16))
+            self.assertEqual(res.report["seed"], seed)
+
+    def test_incremental_text_equals_the_whole_text_streaming(self):
+        with qwen3tts.Scheduler(self.model) as s:
+            r = s.submit("The qu", speaker="ryan", incremental=True, seed=5, max_new_tokens=9)
+            for piece in ["ick brown", " fox jumps over ", "the lazy dog."]:
+                r.push_text(piece)
+            r.finish_text()
+            pieces = r.wait()
+        wavs, _ = self.model.generate_custom_voice(
+            FOX, "ryan", non_streaming_mode=False, seed=5, max_new_tokens=9
+        )
+        np.testing.assert_array_equal(pieces.audio, wavs[0])
+
+    def test_cancel_and_busy(self):
+        with qwen3tts.Scheduler(self.model, max_batch=1, max_queue=0) as s:
+            r = s.submit(FOX * 3, speaker="ryan", max_new_tokens=400, **GREEDY)
+            with self.assertRaises(qwen3tts.BusyError) as e:
+                s.submit(HELLO, speaker="ryan")
+            self.assertIn("the request queue is full", str(e.exception))
+            self.assertEqual(e.exception.code, 7)
+            r.cancel()
+            res = r.wait()
+            self.assertEqual(res.status, "cancelled")
+            self.assertEqual(res.report["cancelled"], 1)
+            self.assertLess(res.report["frames"], 399)
+            self.assertTrue(r.done())
+
+    def test_bad_options_raise_at_submit(self):
+        with qwen3tts.Scheduler(self.model) as s:
+            with self.assertRaises(qwen3tts.InvalidArgumentError) as e:
+                s.submit(HELLO, speaker="nobody")
+            self.assertIn("nobody", str(e.exception))
+            self.assertEqual(s.load()["queued"] + s.load()["active"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
