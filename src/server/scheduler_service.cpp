@@ -24,10 +24,15 @@ std::shared_ptr<SpeechTicket> SchedulerService::submit(SpeechJob job, AudioFn on
         on_audio(samples, n);
         return true;
     };
-    callbacks.on_done = [this, on_done = std::move(on_done)](const RequestResult& r) {
+    // The HTTP side keeps only a weak reference to the ticket (to cancel it when its client
+    // leaves): the request keeps it alive until it ends (the scheduler drops its callbacks
+    // then).
+    callbacks.on_done = [this, ticket, on_done = std::move(on_done)](const RequestResult& r) {
         SpeechOutcome o;
         switch (r.status) {
-            case RequestResult::Status::completed: o.status = SpeechOutcome::Status::done; break;
+            case RequestResult::Status::completed:
+                o.status = SpeechOutcome::Status::done;
+                break;
             case RequestResult::Status::cancelled:
                 o.status = SpeechOutcome::Status::cancelled;
                 break;

@@ -160,8 +160,9 @@ const OptionSpec kPort{"port", "server", "N", "TCP port (0: any free port)", "80
 const OptionSpec kApiKey{"api-key", "server", "KEY",
                          "require Authorization: Bearer KEY (/health and / stay public)",
                          "$QWEN3TTS_API_KEY, else none"};
-const OptionSpec kMaxBatch{"max-batch", "server", "N", "requests generated together in one batch",
-                           "8"};
+const OptionSpec kServeMaxBatch{"max-batch", "server", "N",
+                                "requests generated together in one batch",
+                                std::to_string(SchedulerOptions().max_batch)};
 const OptionSpec kMaxQueue{"max-queue", "server", "N",
                            "requests waiting beyond those; more are answered 429", "16"};
 const OptionSpec kVoicesDir{"voices-dir", "server", "DIR",
@@ -283,7 +284,7 @@ const std::vector<CommandSpec>& commands() {
          "OpenAI-compatible speech server: /v1/audio/speech, voices, web page",
          "",
          false,
-         {&kModel, &kPretokenizer, &kQuant, &kNoMmap, &kHost, &kPort, &kApiKey, &kMaxBatch,
+         {&kModel, &kPretokenizer, &kQuant, &kNoMmap, &kHost, &kPort, &kApiKey, &kServeMaxBatch,
           &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kMaxBodyMb, &kShutdownGrace, &kThreads},
          cmd_serve,
          "Endpoints, request fields and deployment: docs/serving.md. Logs (one line per\n"
