@@ -37,6 +37,10 @@ OPENAI_NPM_VERSION=6.30.1
 node_dir="${QWEN3TTS_NODE_DIR:-$HOME/.cache/qwen3tts/node}"
 if ! grep -qs "\"version\": \"$OPENAI_NPM_VERSION\"" "$node_dir/node_modules/openai/package.json"; then
   mkdir -p "$node_dir"
+  # npm trusts only its bundled roots; the system store also holds the CAs an administrator
+  # added (a company's TLS proxy), as apt and curl see them.
+  npm_ca=()
+  [ -f /etc/ssl/certs/ca-certificates.crt ] && npm_ca=(--cafile=/etc/ssl/certs/ca-certificates.crt)
   npm install --prefix "$node_dir" --save-exact --no-audit --no-fund --loglevel=error \
-    "openai@$OPENAI_NPM_VERSION"
+    "${npm_ca[@]}" "openai@$OPENAI_NPM_VERSION"
 fi
