@@ -61,7 +61,8 @@ QWEN3TTS_AVX2 uint64_t read_avx2(const uint8_t* p, size_t bytes) {
         a3 = _mm256_add_epi64(a3, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 96)));
     }
     const __m256i s = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
-    return uint64_t(_mm256_extract_epi64(s, 0) + _mm256_extract_epi64(s, 3));
+    // Unsigned sum: the lanes are arbitrary bits, their signed sum may overflow.
+    return uint64_t(_mm256_extract_epi64(s, 0)) + uint64_t(_mm256_extract_epi64(s, 3));
 }
 
 uint64_t read_generic(const uint8_t* p, size_t bytes) {
