@@ -138,7 +138,9 @@ int bench_streams(const Args& args) {
     const int n = args.get_int("streams", 1, 1);
     const int frames = args.get_int("frames", 32, 2);
     const int runs = args.get_int("runs", 3, 1);
-    req.options.max_frames = frames;
+    // Every stream makes exactly `frames` frames (end of speech suppressed), so the window
+    // holds N streams for its whole length and runs compare.
+    req.options.max_frames = req.options.min_frames = frames;
     if (!req.options.seed) req.options.seed = 1;
     SchedulerOptions so;
     so.max_batch = n + 1;  // room for the joining request
