@@ -1,5 +1,7 @@
 #include "backend/cpu/quantize_cpu.hpp"
 
+#include <algorithm>
+
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
 
@@ -16,11 +18,146 @@ QWEN3TTS_AVX512 inline __m512 load16(const void* row, DType t, int64_t k) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
-// Σ w·q of a block in q4_block_dot's order: lane j = fma(w[j+16], q[j+16], w[j]·q[j]), then
-// lanes j + 8, + 4, + 2, + 1 added in.
-QWEN3TTS_AVX512 inline float block_dot16(__m512 w0, __m512 w1, __m512 q0, __m512 q1) {
-    const __m512 lanes = _mm512_fmadd_ps(w1, q1, _mm512_mul_ps(w0, q0));
-    return hsum256(_mm256_add_ps(_mm512_castps512_ps256(lanes), _mm512_extractf32x8_ps(lanes, 1)));
+// Blocks quantized together by the AVX-512 row quantizer: one per lane of the vectors that
+// hold a block's extremes, steps, Σ w·q and Σ q², so that no reduction runs one block at a time
+// and choosing a q4 candidate is a lane-wise blend rather than a branch per block.
+constexpr int kGroup = 16;
+
+// Lane i (< 16) of the result: the 16 lanes of r[i] reduced by op, lane j combined with lane
+// j + 8, then j + 4, j + 2 and j + 1: q4_block_dot's order. Each level combines two vectors'
+// halves in one op, so the 16 reductions share their shuffles.
+template <typename Op>
+QWEN3TTS_AVX512 inline __m512 reduce16(const __m512* r, Op op) {
+    __m512 a[8], b[4], c[2];
+    for (int k = 0; k < 8; ++k)  // lanes 0-7: r[2k]'s j and j + 8, lanes 8-15: r[2k+1]'s
+        a[k] = op(_mm512_shuffle_f32x4(r[2 * k], r[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                  _mm512_shuffle_f32x4(r[2 * k], r[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    for (int k = 0; k < 4; ++k)  // 128-bit lane t: r[4k+t]'s j and j + 4
+        b[k] = op(_mm512_shuffle_f32x4(a[2 * k], a[2 * k + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                  _mm512_shuffle_f32x4(a[2 * k], a[2 * k + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    for (int k = 0; k < 2; ++k)  // lane t, elements 0-1: r[8k+t]'s j and j + 2, 2-3: r[8k+4+t]'s
+        c[k] = op(_mm512_shuffle_ps(b[2 * k], b[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                  _mm512_shuffle_ps(b[2 * k], b[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    // Lane 4t + u: r[4u + t]; the permutation (a 4 × 4 transpose) puts r[i] in lane i.
+    const __m512 d = op(_mm512_shuffle_ps(c[0], c[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                        _mm512_shuffle_ps(c[0], c[1], _MM_SHUFFLE(3, 1, 3, 1)));
+    const __m512i transpose =
+        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm512_permutexvar_ps(transpose, d);
+}
+
+QWEN3TTS_AVX512 inline __m512 add16(__m512 a, __m512 b) {
+    return _mm512_add_ps(a, b);
+}
+QWEN3TTS_AVX512 inline __m512 min16(__m512 a, __m512 b) {
+    return _mm512_min_ps(a, b);
+}
+QWEN3TTS_AVX512 inline __m512 max16(__m512 a, __m512 b) {
+    return _mm512_max_ps(a, b);
+}
+
+// 1 / the f16 rounding of target, lane-wise (0 where that is 0): quant_step's inverse.
+QWEN3TTS_AVX512 inline __m512 inverse_of_f16(__m512 target, __m256i* scale_f16) {
+    *scale_f16 = _mm512_cvtps_ph(target, _MM_FROUND_TO_NEAREST_INT);
+    const __m512 scale = _mm512_cvtph_ps(*scale_f16);
+    return _mm512_maskz_div_ps(_mm512_cmp_ps_mask(scale, _mm512_setzero_ps(), _CMP_NEQ_UQ),
+                               _mm512_set1_ps(1.0f), scale);
+}
+
+QWEN3TTS_AVX512 inline __m512i codes16(__m512 v, float inverse, int min_q, int max_q) {
+    const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(v, _mm512_set1_ps(inverse)));
+    return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(min_q)),
+                            _mm512_set1_epi32(max_q));
+}
+
+QWEN3TTS_AVX512 inline void store_codes16(__m512i q, int offset, uint8_t* codes) {
+    q = _mm512_add_epi32(q, _mm512_set1_epi32(offset));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(q));
+}
+
+// Blocks [b0, b0 + n) of a row (n ≤ kGroup), the lanes past n quantizing zeros.
+QWEN3TTS_AVX512 void group_avx512(const TensorView& w, int64_t r, const void* row, int64_t b0,
+                                  int n, QuantFormat format, uint8_t* codes, uint16_t* scales) {
+    alignas(64) float x[kGroup][kQuantBlock];
+    __m512 lo16[kGroup], hi16[kGroup];
+    __m512 probe = _mm512_setzero_ps();
+    for (int i = 0; i < kGroup; ++i) {
+        __m512 v0 = _mm512_setzero_ps(), v1 = v0;
+        if (i < n) {
+            v0 = load16(row, w.dtype, (b0 + i) * kQuantBlock);
+            v1 = load16(row, w.dtype, (b0 + i) * kQuantBlock + 16);
+        }
+        // Non-finite weights: x − x is NaN for ±inf and NaN, 0 otherwise.
+        probe = _mm512_add_ps(probe, _mm512_add_ps(_mm512_sub_ps(v0, v0), _mm512_sub_ps(v1, v1)));
+        _mm512_store_ps(x[i], v0);
+        _mm512_store_ps(x[i] + 16, v1);
+        lo16[i] = _mm512_min_ps(v0, v1);
+        hi16[i] = _mm512_max_ps(v0, v1);
+    }
+    if (_mm512_cmp_ps_mask(probe, probe, _CMP_UNORD_Q)) throw_non_finite(w, r);
+    const __m512 lo = reduce16(lo16, min16), hi = reduce16(hi16, max16);
+    // The value of largest magnitude, the positive one on a tie.
+    const __m512 extreme = _mm512_mask_blend_ps(
+        _mm512_cmp_ps_mask(hi, _mm512_sub_ps(_mm512_setzero_ps(), lo), _CMP_GE_OQ), lo, hi);
+    const __mmask16 valid = __mmask16((1u << n) - 1);
+    alignas(64) float inverse[kGroup];
+    int min_q = -127, max_q = 127, offset = 128;
+    if (format == QuantFormat::q8) {
+        __m256i scale_f16;
+        const __m512 magnitude = _mm512_abs_ps(extreme);
+        _mm512_store_ps(
+            inverse, inverse_of_f16(_mm512_div_ps(magnitude, _mm512_set1_ps(127.0f)), &scale_f16));
+        _mm256_mask_storeu_epi16(scales + b0, valid, scale_f16);
+    } else {
+        min_q = -8, max_q = 7, offset = 8;
+        // Each candidate's codes fit the block with Σ w·q / Σ q²; the first largest gain wins.
+        __m512 best_gain = _mm512_set1_ps(-1.0f), best_wq = _mm512_setzero_ps(),
+               best_qq = best_gain, best_inverse = best_gain;
+        for (int c = 0; c < kQ4Candidates; ++c) {
+            __m256i unused;
+            alignas(64) float inv[kGroup];
+            const __m512 inv16 =
+                inverse_of_f16(_mm512_mul_ps(extreme, _mm512_set1_ps(kQ4Factor[c])), &unused);
+            _mm512_store_ps(inv, inv16);
+            __m512 wq16[kGroup], qq16[kGroup];
+            for (int i = 0; i < kGroup; ++i) {
+                const __m512 v0 = _mm512_load_ps(x[i]), v1 = _mm512_load_ps(x[i] + 16);
+                const __m512 f0 = _mm512_cvtepi32_ps(codes16(v0, inv[i], -8, 7));
+                const __m512 f1 = _mm512_cvtepi32_ps(codes16(v1, inv[i], -8, 7));
+                wq16[i] = _mm512_fmadd_ps(v1, f1, _mm512_mul_ps(v0, f0));
+                qq16[i] = _mm512_fmadd_ps(f1, f1, _mm512_mul_ps(f0, f0));  // exact in any order
+            }
+            const __m512 wq = reduce16(wq16, add16), qq = reduce16(qq16, add16);
+            const __mmask16 fits = _mm512_cmp_ps_mask(qq, _mm512_setzero_ps(), _CMP_GT_OQ);
+            const __m512 gain = _mm512_maskz_div_ps(fits, _mm512_mul_ps(wq, wq), qq);
+            const __mmask16 better = _mm512_cmp_ps_mask(gain, best_gain, _CMP_GT_OQ);
+            best_gain = _mm512_mask_blend_ps(better, best_gain, gain);
+            best_wq = _mm512_mask_blend_ps(better, best_wq, wq);
+            best_qq = _mm512_mask_blend_ps(better, best_qq, qq);
+            best_inverse = _mm512_mask_blend_ps(better, best_inverse, inv16);
+        }
+        _mm512_store_ps(inverse, best_inverse);
+        const __mmask16 fits = _mm512_cmp_ps_mask(best_qq, _mm512_setzero_ps(), _CMP_GT_OQ);
+        const __m512 scale = _mm512_maskz_div_ps(fits, best_wq, best_qq);
+        _mm256_mask_storeu_epi16(scales + b0, valid,
+                                 _mm512_cvtps_ph(scale, _MM_FROUND_TO_NEAREST_INT));
+    }
+    // vcvtps2dq rounds to nearest even (the default MXCSR mode), as lrint does.
+    for (int i = 0; i < n; ++i) {
+        uint8_t* block = codes + (b0 + i) * kQuantBlock;
+        const __m512 v0 = _mm512_load_ps(x[i]), v1 = _mm512_load_ps(x[i] + 16);
+        store_codes16(codes16(v0, inverse[i], min_q, max_q), offset, block);
+        store_codes16(codes16(v1, inverse[i], min_q, max_q), offset, block + 16);
+    }
+}
+
+QWEN3TTS_AVX512 void row_avx512(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
+                                uint16_t* scales) {
+    const int64_t cols = w.dim(1), blocks = cols / kQuantBlock;
+    const void* row = static_cast<const uint8_t*>(w.data) + size_t(r * cols) * dtype_size(w.dtype);
+    for (int64_t b = 0; b < blocks; b += kGroup)
+        group_avx512(w, r, row, b, int(std::min<int64_t>(kGroup, blocks - b)), format, codes,
+                     scales);
 }
 
 // q4_candidate's inverse steps for every candidate at once (F16C rounds as f32_to_f16 does:
@@ -35,61 +172,6 @@ QWEN3TTS_AVX2 inline void q4_inverses(float extreme, float* inverse) {
 
 QWEN3TTS_AVX2 inline uint16_t to_f16(float x) {
     return uint16_t(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
-}
-
-QWEN3TTS_AVX512 inline __m512i codes16(__m512 v, float inverse, int min_q, int max_q) {
-    const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(v, _mm512_set1_ps(inverse)));
-    return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(min_q)),
-                            _mm512_set1_epi32(max_q));
-}
-
-QWEN3TTS_AVX512 inline void store_codes16(__m512i q, int offset, uint8_t* codes) {
-    q = _mm512_add_epi32(q, _mm512_set1_epi32(offset));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(q));
-}
-
-QWEN3TTS_AVX512 void row_avx512(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
-                                uint16_t* scales) {
-    const int64_t cols = w.dim(1);
-    const void* row = static_cast<const uint8_t*>(w.data) + size_t(r * cols) * dtype_size(w.dtype);
-    for (int64_t b = 0; b < cols / kQuantBlock; ++b) {
-        const __m512 v0 = load16(row, w.dtype, b * kQuantBlock);
-        const __m512 v1 = load16(row, w.dtype, b * kQuantBlock + 16);
-        // Non-finite weights: x − x is NaN for ±inf and NaN, 0 otherwise.
-        const __m512 nan_probe = _mm512_add_ps(_mm512_sub_ps(v0, v0), _mm512_sub_ps(v1, v1));
-        if (_mm512_cmp_ps_mask(nan_probe, nan_probe, _CMP_UNORD_Q)) throw_non_finite(w, r);
-        const float lo = _mm512_reduce_min_ps(_mm512_min_ps(v0, v1));
-        const float hi = _mm512_reduce_max_ps(_mm512_max_ps(v0, v1));
-        uint8_t* block = codes + b * kQuantBlock;
-        if (format == QuantFormat::q8) {
-            // vcvtps2dq rounds to nearest even (the default MXCSR mode), as lrint does.
-            const QuantStep step = quant_step(format, lo, hi);
-            scales[b] = step.scale_f16;
-            store_codes16(codes16(v0, step.inverse, step.min_q, step.max_q), step.offset, block);
-            store_codes16(codes16(v1, step.inverse, step.min_q, step.max_q), step.offset,
-                          block + 16);
-            continue;
-        }
-        float inverse[kQ4Candidates];
-        q4_inverses(hi >= -lo ? hi : lo, inverse);
-        __m512i best0 = _mm512_setzero_si512(), best1 = best0;
-        float best_gain = -1, best_wq = 0, best_qq = 0;
-        for (int c = 0; c < kQ4Candidates; ++c) {
-            const __m512i q0 = codes16(v0, inverse[c], -8, 7), q1 = codes16(v1, inverse[c], -8, 7);
-            const __m512 f0 = _mm512_cvtepi32_ps(q0), f1 = _mm512_cvtepi32_ps(q1);
-            const float wq = block_dot16(v0, v1, f0, f1);
-            // Small integers: exact in any order.
-            const float qq = _mm512_reduce_add_ps(_mm512_fmadd_ps(f1, f1, _mm512_mul_ps(f0, f0)));
-            const float gain = q4_fit_gain(wq, qq);
-            if (gain > best_gain) {
-                best_gain = gain, best_wq = wq, best_qq = qq;
-                best0 = q0, best1 = q1;
-            }
-        }
-        scales[b] = to_f16(q4_fitted_scale(best_wq, best_qq));
-        store_codes16(best0, 8, block);
-        store_codes16(best1, 8, block + 16);
-    }
 }
 
 QWEN3TTS_AVX2 inline __m256 load8(const void* row, DType t, int64_t k) {
@@ -112,7 +194,7 @@ QWEN3TTS_AVX2 inline float hmax8(__m256 v) {
     return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
 }
 
-// block_dot16 on 4 × 8 lanes: lanes 0-7 from w[0..7] and w[16..23], lanes 8-15 from w[8..15]
+// q4_block_dot on 4 × 8 lanes: lanes 0-7 from w[0..7] and w[16..23], lanes 8-15 from w[8..15]
 // and w[24..31].
 QWEN3TTS_AVX2 inline float block_dot8(const __m256* w, const __m256* q) {
     const __m256 lo = _mm256_fmadd_ps(w[2], q[2], _mm256_mul_ps(w[0], q[0]));
