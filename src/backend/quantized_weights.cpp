@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "backend/cpu/quantize_cpu.hpp"
 #include "core/error.hpp"
@@ -165,17 +166,17 @@ void quantize_rows(const TensorView& src, int64_t first, QuantizedWeights& out, 
 void quantize_range(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
     const size_t row_bytes = size_t(out.cols) * dtype_size(w.dtype);
     const int64_t chunk = std::max<int64_t>(1, int64_t((size_t(256) << 10) / row_bytes));
-    std::vector<uint8_t> buffer;
+    // Uninitialized: every byte used is read first (zeroing it cost as much as the copy).
+    const std::unique_ptr<uint8_t[]> buffer(new uint8_t[size_t(chunk) * row_bytes]);
     for (int64_t r = r0; r < r1; r += chunk) {
         const int64_t n = std::min(chunk, r1 - r);
-        buffer.resize(size_t(n) * row_bytes);
         const auto* src = static_cast<const uint8_t*>(w.data) + size_t(r) * row_bytes;
-        if (!mapped_files::read(src, buffer.size(), buffer.data())) {
+        if (!mapped_files::read(src, size_t(n) * row_bytes, buffer.get())) {
             quantize_rows(w, 0, out, r, r1);
             return;
         }
         try {
-            quantize_rows(TensorView{w.name, w.dtype, {n, out.cols}, buffer.data()}, r, out, r,
+            quantize_rows(TensorView{w.name, w.dtype, {n, out.cols}, buffer.get()}, r, out, r,
                           r + n);
         } catch (const Error&) {
             quantize_rows(w, 0, out, r, r + n);  // rethrows naming the row of w
@@ -201,7 +202,14 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     // Smaller than the tensor itself, whose size was checked when it was loaded.
     q.codes = HugeBuffer<uint8_t>(size_t(q.rows) * q.row_code_bytes());
     q.scales = HugeBuffer<uint16_t>(size_t(q.rows * q.blocks_per_row()));
-    auto body = [&](int64_t r0, int64_t r1) { quantize_range(w, q, r0, r1); };
+    auto body = [&](int64_t r0, int64_t r1) {
+        // Each thread faults in its own rows' pages, in one call rather than page by page.
+        detail::populate_for_write(q.codes.data() + size_t(r0) * q.row_code_bytes(),
+                                   size_t(r1 - r0) * q.row_code_bytes());
+        detail::populate_for_write(q.scales.data() + size_t(r0 * q.blocks_per_row()),
+                                   size_t((r1 - r0) * q.blocks_per_row()) * sizeof(uint16_t));
+        quantize_range(w, q, r0, r1);
+    };
     if (pool)
         pool->parallel_for(q.rows, 16, body);
     else

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -23,6 +24,14 @@ void* huge_buffer_allocate(size_t bytes) {
     // Advice only: without transparent huge pages the buffer still works, with 4 KiB pages.
     if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);
     return p;
+}
+
+bool populate_for_write(void* begin, size_t bytes) {
+    constexpr uintptr_t kPage = 4096;
+    const uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + kPage - 1) & ~(kPage - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(begin) + bytes) & ~(kPage - 1);
+    return end > first &&
+           ::madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) == 0;
 }
 
 void HugeBufferFree::operator()(void* p) const noexcept {

@@ -94,8 +94,8 @@ struct Pinned {
 const Pinned kPinned[] = {
     {DType::bf16, 40, 1024, QuantFormat::q8, 15910813103705519548ull},
     {DType::bf16, 40, 1024, QuantFormat::q4, 7650221898954641100ull},
-    {DType::bf16, 8, 3072, QuantFormat::q8, 5950204012860438970ull},
-    {DType::bf16, 8, 3072, QuantFormat::q4, 2589298224504753699ull},
+    {DType::bf16, 256, 3072, QuantFormat::q8, 7696829561944301372ull},
+    {DType::bf16, 256, 3072, QuantFormat::q4, 13095132664858334141ull},
     {DType::bf16, 24, 96, QuantFormat::q8, 16345531865484184786ull},
     {DType::bf16, 24, 96, QuantFormat::q4, 16555939318557141888ull},
     {DType::bf16, 12, 1056, QuantFormat::q8, 16604287029558989896ull},
