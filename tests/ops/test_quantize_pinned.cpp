@@ -143,6 +143,7 @@ TEST_P(QuantizePinned, NonFiniteWeightsAreRefusedNamingTheRow) {
                          std::numeric_limits<float>::infinity(),
                          -std::numeric_limits<float>::infinity()};
     const int64_t rows = 6, cols = 1056;
+    ThreadPool pool(2);
     for (const float x : bad)
         for (const int64_t at : {int64_t(0), int64_t(17), int64_t(cols - 1), int64_t(600)})
             for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
@@ -151,9 +152,10 @@ TEST_P(QuantizePinned, NonFiniteWeightsAreRefusedNamingTheRow) {
                 std::vector<uint16_t> bf16(w.size());
                 for (size_t i = 0; i < w.size(); ++i) bf16[i] = f32_to_bf16(w[i]);
                 const TensorView v{"bad.weight", DType::bf16, {rows, cols}, bf16.data()};
-                EXPECT_EQ(testing::error_of([&] { backend::quantize_weights(v, f, nullptr); }),
-                          "cannot quantize bad.weight: row 4 has a non-finite weight")
-                    << x << " at " << at;
+                for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool})
+                    EXPECT_EQ(testing::error_of([&] { backend::quantize_weights(v, f, p); }),
+                              "cannot quantize bad.weight: row 4 has a non-finite weight")
+                        << x << " at " << at;
             }
 }
 
