@@ -75,6 +75,14 @@ QWEN3TTS_AVX512 inline void store_codes16(__m512i q, int offset, uint8_t* codes)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(q));
 }
 
+// The first n of 16 f16 scales (a masked store only for a partial group: it is the slower one).
+QWEN3TTS_AVX512 inline void store_scales(__m256i f16, int n, uint16_t* scales) {
+    if (n == kGroup)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(scales), f16);
+    else
+        _mm256_mask_storeu_epi16(scales, __mmask16((1u << n) - 1), f16);
+}
+
 // Blocks [b0, b0 + n) of a row (n ≤ kGroup), the lanes past n quantizing zeros.
 QWEN3TTS_AVX512 void group_avx512(const TensorView& w, int64_t r, const void* row, int64_t b0,
                                   int n, QuantFormat format, uint8_t* codes, uint16_t* scales) {
@@ -99,7 +107,6 @@ QWEN3TTS_AVX512 void group_avx512(const TensorView& w, int64_t r, const void* ro
     // The value of largest magnitude, the positive one on a tie.
     const __m512 extreme = _mm512_mask_blend_ps(
         _mm512_cmp_ps_mask(hi, _mm512_sub_ps(_mm512_setzero_ps(), lo), _CMP_GE_OQ), lo, hi);
-    const __mmask16 valid = __mmask16((1u << n) - 1);
     alignas(64) float inverse[kGroup];
     int min_q = -127, max_q = 127, offset = 128;
     if (format == QuantFormat::q8) {
@@ -107,7 +114,7 @@ QWEN3TTS_AVX512 void group_avx512(const TensorView& w, int64_t r, const void* ro
         const __m512 magnitude = _mm512_abs_ps(extreme);
         _mm512_store_ps(
             inverse, inverse_of_f16(_mm512_div_ps(magnitude, _mm512_set1_ps(127.0f)), &scale_f16));
-        _mm256_mask_storeu_epi16(scales + b0, valid, scale_f16);
+        store_scales(scale_f16, n, scales + b0);
     } else {
         min_q = -8, max_q = 7, offset = 8;
         // Each candidate's codes fit the block with Σ w·q / Σ q²; the first largest gain wins.
@@ -139,8 +146,7 @@ QWEN3TTS_AVX512 void group_avx512(const TensorView& w, int64_t r, const void* ro
         _mm512_store_ps(inverse, best_inverse);
         const __mmask16 fits = _mm512_cmp_ps_mask(best_qq, _mm512_setzero_ps(), _CMP_GT_OQ);
         const __m512 scale = _mm512_maskz_div_ps(fits, best_wq, best_qq);
-        _mm256_mask_storeu_epi16(scales + b0, valid,
-                                 _mm512_cvtps_ph(scale, _MM_FROUND_TO_NEAREST_INT));
+        store_scales(_mm512_cvtps_ph(scale, _MM_FROUND_TO_NEAREST_INT), n, scales + b0);
     }
     // vcvtps2dq rounds to nearest even (the default MXCSR mode), as lrint does.
     for (int i = 0; i < n; ++i) {
