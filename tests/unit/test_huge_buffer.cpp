@@ -1,6 +1,6 @@
 // HugeBuffer: sizes, alignment (2 MiB from 2 MiB up, so transparent huge pages can back it),
-// every element writable, moves leave the source empty; populate_for_write faults in exactly
-// the whole pages of its range.
+// every element writable, moves leave the source empty, nothing past the end resident;
+// populate_for_write faults in exactly the whole pages of its range.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
@@ -35,6 +35,22 @@ TEST(HugeBuffer, SizesAlignmentAndMoves) {
     EXPECT_EQ(moved[12], uint8_t(84));
     EXPECT_EQ(big.size(), 0u);  // NOLINT(bugprone-use-after-move): the moved-from state
     EXPECT_EQ(big.data(), nullptr);
+}
+
+// Huge pages back the buffer's whole 2 MiB pages only: the memory past its end in its last
+// 2 MiB page is not made resident by writing the buffer (a 3 MiB matrix took 4 MiB).
+TEST(HugeBuffer, NothingPastTheEndIsResident) {
+    const size_t page = 4096, bytes = (size_t(3) << 20) + 100;
+    HugeBuffer<uint8_t> buffer(bytes);
+    for (size_t i = 0; i < bytes; ++i) buffer[i] = uint8_t(i);
+    const size_t end = (bytes + page - 1) / page * page, huge_end = size_t(4) << 20;
+    for (size_t at = end; at < huge_end; at += page) {
+        unsigned char resident = 0;
+        // Unmapped (ENOMEM) is not resident either.
+        if (mincore(buffer.data() + at, page, &resident) == 0) {
+            ASSERT_EQ(resident & 1, 0) << "page at " << at << " of a " << bytes << "-byte buffer";
+        }
+    }
 }
 
 TEST(HugeBuffer, PopulateForWriteFaultsInTheWholePagesOfItsRange) {
