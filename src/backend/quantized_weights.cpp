@@ -1,6 +1,7 @@
 #include "backend/quantized_weights.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -160,27 +161,32 @@ void quantize_rows(const TensorView& src, int64_t first, QuantizedWeights& out, 
     }
 }
 
-// Rows [r0, r1) of a memory-mapped w are read with pread, a few at a time, into a buffer that
-// stays in cache (no page faults: core/mapped_files.hpp); w is read in place when not mapped.
-void quantize_range(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
+// Rows of w per read: about 256 KiB, so the buffer stays in cache.
+int64_t rows_per_read(const TensorView& w) {
+    return std::max<int64_t>(
+        1, int64_t((size_t(256) << 10) / (size_t(w.dim(1)) * dtype_size(w.dtype))));
+}
+
+// Rows [r0, r1) (at most rows_per_read) of a memory-mapped w are read with pread into a buffer
+// of this thread (no page faults: core/mapped_files.hpp); w is read in place when not mapped.
+void quantize_piece(const TensorView& w, QuantizedWeights& out, int64_t r0, int64_t r1) {
     const size_t row_bytes = size_t(out.cols) * dtype_size(w.dtype);
-    const int64_t chunk = std::max<int64_t>(1, int64_t((size_t(256) << 10) / row_bytes));
-    std::vector<uint8_t> buffer;
-    for (int64_t r = r0; r < r1; r += chunk) {
-        const int64_t n = std::min(chunk, r1 - r);
-        buffer.resize(size_t(n) * row_bytes);
-        const auto* src = static_cast<const uint8_t*>(w.data) + size_t(r) * row_bytes;
-        if (!mapped_files::read(src, buffer.size(), buffer.data())) {
-            quantize_rows(w, 0, out, r, r1);
-            return;
-        }
-        try {
-            quantize_rows(TensorView{w.name, w.dtype, {n, out.cols}, buffer.data()}, r, out, r,
-                          r + n);
-        } catch (const Error&) {
-            quantize_rows(w, 0, out, r, r + n);  // rethrows naming the row of w
-            throw;
-        }
+    // Kept for the thread's life (one read's size): a fresh buffer per piece was faulted in and
+    // zeroed every time.
+    thread_local std::vector<uint8_t> buffer;
+    const size_t bytes = size_t(r1 - r0) * row_bytes;
+    if (buffer.size() < bytes) buffer.resize(bytes);
+    const auto* src = static_cast<const uint8_t*>(w.data) + size_t(r0) * row_bytes;
+    if (!mapped_files::read(src, bytes, buffer.data())) {
+        quantize_rows(w, 0, out, r0, r1);
+        return;
+    }
+    try {
+        quantize_rows(TensorView{w.name, w.dtype, {r1 - r0, out.cols}, buffer.data()}, r0, out, r0,
+                      r1);
+    } catch (const Error&) {
+        quantize_rows(w, 0, out, r0, r1);  // rethrows naming the row of w
+        throw;
     }
 }
 
@@ -201,11 +207,25 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     // Smaller than the tensor itself, whose size was checked when it was loaded.
     q.codes = HugeBuffer<uint8_t>(size_t(q.rows) * q.row_code_bytes());
     q.scales = HugeBuffer<uint16_t>(size_t(q.rows * q.blocks_per_row()));
-    auto body = [&](int64_t r0, int64_t r1) { quantize_range(w, q, r0, r1); };
+    // Pieces are handed out as threads ask for them, so a thread that lost its core for a
+    // while does not keep the others waiting at the end of the tensor.
+    const int64_t piece = rows_per_read(w);
+    std::atomic<int64_t> next{0};
+    auto body = [&](int64_t, int64_t) {
+        for (int64_t r0; (r0 = next.fetch_add(piece)) < q.rows;) {
+            const int64_t r1 = std::min(r0 + piece, q.rows);
+            // The piece's pages of the result in one call rather than a fault per page.
+            detail::populate_for_write(q.codes.data() + size_t(r0) * q.row_code_bytes(),
+                                       size_t(r1 - r0) * q.row_code_bytes());
+            detail::populate_for_write(q.scales.data() + size_t(r0 * q.blocks_per_row()),
+                                       size_t((r1 - r0) * q.blocks_per_row()) * sizeof(uint16_t));
+            quantize_piece(w, q, r0, r1);
+        }
+    };
     if (pool)
-        pool->parallel_for(q.rows, 16, body);
+        pool->parallel_for(pool->size(), 1, body);
     else
-        body(0, q.rows);
+        body(0, 1);
     return q;
 }
 

@@ -2,6 +2,7 @@
 // once loaded and shared (std::shared_ptr<const TtsModel>) by any number of sessions.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,7 +32,7 @@ class TtsModel {
                                                 const QuantPlan& quant = {});
 
     const ModelConfig& config() const { return config_; }
-    const Tokenizer& tokenizer() const { return tokenizer_; }
+    const Tokenizer& tokenizer() const { return *tokenizer_; }
     const Talker& talker() const { return *talker_; }
     const CodePredictor& predictor() const { return *predictor_; }
     const WeightMap& weights() const { return weights_; }
@@ -39,12 +40,14 @@ class TtsModel {
     const QuantPlan& quant() const { return quant_; }
 
   private:
-    TtsModel(ModelConfig config, WeightMap weights, Tokenizer tokenizer, const QuantPlan& quant);
+    TtsModel(ModelConfig config, WeightMap weights, std::future<Tokenizer> tokenizer,
+             const QuantPlan& quant);
+    void settle_tokenizer(std::future<Tokenizer>& tokenizer);
 
     ModelConfig config_;
     QuantPlan quant_;
     WeightMap weights_;
-    Tokenizer tokenizer_;
+    std::optional<Tokenizer> tokenizer_;  // always set once constructed
     std::unique_ptr<Talker> talker_;
     std::unique_ptr<CodePredictor> predictor_;
 };

@@ -160,12 +160,13 @@ TEST(Quantize, Q4OddLastBlockTakesSixteenBytes) {
 }
 
 // The SIMD quantizers give the portable one's codes and scales, for every float dtype, at
-// every level, including ties between +m and -m and all-zero blocks.
+// every level, including ties between +m and -m and all-zero blocks, on the models' widths
+// (1024, 2048, 3072: whole groups of the SIMD quantizers' 16 or 8 blocks) and others (8 and 33
+// blocks: a partial group).
 class QuantizeRow : public testing_isa::AtLevel {};
 
-TEST_P(QuantizeRow, SimdEqualsPortable) {
+void expect_simd_equals_portable(int64_t rows, int64_t cols) {
     std::mt19937 rng(6);
-    const int64_t rows = 256, cols = 256;
     std::vector<float> f32(static_cast<size_t>(rows * cols));
     for (int64_t r = 0; r < rows; ++r) {
         // Rows of different scales, and some with a heavy tail (q4's candidates compete).
@@ -197,10 +198,10 @@ TEST_P(QuantizeRow, SimdEqualsPortable) {
                     backend::quantize_row_cpu(v, r, f, fast.data(), fs.data());
                 else
                     backend::quantize_row_portable(v, r, f, fast.data(), fs.data());
-                ASSERT_EQ(portable, fast)
-                    << dtype_name(v.dtype) << " " << quant_format_name(f) << " row " << r;
-                ASSERT_EQ(ps, fs) << dtype_name(v.dtype) << " " << quant_format_name(f) << " row "
-                                  << r;
+                ASSERT_EQ(portable, fast) << dtype_name(v.dtype) << " " << quant_format_name(f)
+                                          << " " << cols << " columns, row " << r;
+                ASSERT_EQ(ps, fs) << dtype_name(v.dtype) << " " << quant_format_name(f) << " "
+                                  << cols << " columns, row " << r;
                 if (r == 0) {
                     if (f == QuantFormat::q8) {
                         EXPECT_EQ(portable[3], 255) << "the tie goes to +0.5";
@@ -208,6 +209,13 @@ TEST_P(QuantizeRow, SimdEqualsPortable) {
                     EXPECT_EQ(ps[2], 0) << "an all-zero block has the scale 0";
                 }
             }
+}
+
+TEST_P(QuantizeRow, SimdEqualsPortable) {
+    for (const int64_t cols : {256, 1056})
+        ASSERT_NO_FATAL_FAILURE(expect_simd_equals_portable(256, cols));
+    for (const int64_t cols : {1024, 2048, 3072})
+        ASSERT_NO_FATAL_FAILURE(expect_simd_equals_portable(48, cols));
 }
 
 // Whole matrices (row quantizers, q4 packing with an odd last block, threads) come out the

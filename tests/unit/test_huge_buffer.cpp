@@ -1,9 +1,12 @@
 // HugeBuffer: sizes, alignment (2 MiB from 2 MiB up, so transparent huge pages can back it),
-// every element writable, moves leave the source empty.
+// every element writable, moves leave the source empty, nothing past the end resident;
+// populate_for_write faults in exactly the whole pages of its range.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "core/huge_buffer.hpp"
 
@@ -32,6 +35,39 @@ TEST(HugeBuffer, SizesAlignmentAndMoves) {
     EXPECT_EQ(moved[12], uint8_t(84));
     EXPECT_EQ(big.size(), 0u);  // NOLINT(bugprone-use-after-move): the moved-from state
     EXPECT_EQ(big.data(), nullptr);
+}
+
+// Huge pages back the buffer's whole 2 MiB pages only: the memory past its end in its last
+// 2 MiB page is not made resident by writing the buffer (a 3 MiB matrix took 4 MiB).
+TEST(HugeBuffer, NothingPastTheEndIsResident) {
+    const size_t page = 4096, bytes = (size_t(3) << 20) + 100;
+    HugeBuffer<uint8_t> buffer(bytes);
+    for (size_t i = 0; i < bytes; ++i) buffer[i] = uint8_t(i);
+    const size_t end = (bytes + page - 1) / page * page, huge_end = size_t(4) << 20;
+    for (size_t at = end; at < huge_end; at += page) {
+        unsigned char resident = 0;
+        // Unmapped (ENOMEM) is not resident either.
+        if (mincore(buffer.data() + at, page, &resident) == 0) {
+            ASSERT_EQ(resident & 1, 0) << "page at " << at << " of a " << bytes << "-byte buffer";
+        }
+    }
+}
+
+TEST(HugeBuffer, PopulateForWriteFaultsInTheWholePagesOfItsRange) {
+    const size_t page = 4096, pages = 16;
+    void* map =
+        mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(map, MAP_FAILED);
+    auto* p = static_cast<uint8_t*>(map);
+    // From inside page 1 to inside page 9: pages 2 to 8 are whole.
+    if (!detail::populate_for_write(p + page + 100, 8 * page))
+        GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE";
+    std::vector<unsigned char> resident(pages);
+    ASSERT_EQ(mincore(map, pages * page, resident.data()), 0);
+    for (size_t i = 0; i < pages; ++i)
+        EXPECT_EQ(resident[i] & 1, i >= 2 && i <= 8 ? 1 : 0) << "page " << i;
+    EXPECT_FALSE(detail::populate_for_write(p + 10, 100)) << "no whole page";
+    munmap(map, pages * page);
 }
 
 }  // namespace

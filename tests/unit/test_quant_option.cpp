@@ -1,6 +1,9 @@
 // LoadOptions::quant: the accepted spellings, what ModelInfo reports, and clear errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "api/option_parsing.hpp"
 #include "qwen3tts/qwen3tts.hpp"
 #include "support/test_support.hpp"
@@ -44,6 +47,23 @@ TEST(QuantOption, AMatrixNarrowerThanABlockIsAClearError) {
     EXPECT_EQ(testing::error_of([] { quant_of("q8"); }),
               "cannot quantize talker.code_predictor.model.layers.0.self_attn.q_proj.weight to "
               "q8: expected a 2-D float matrix with a multiple of 32 columns, got F32 [64, 16]");
+}
+
+// The tokenizer loads on its own thread while the weights are quantized; its error is still
+// the one reported when both fail, as when it loaded first.
+TEST(QuantOption, ATokenizerErrorComesBeforeAQuantizationError) {
+    namespace fs = std::filesystem;
+    const std::string dir = testing::tmp_dir() + "/quant_option_bad_tokenizer";
+    fs::remove_all(dir);
+    fs::copy(testing::model_dir("tiny-custom_voice"), dir, fs::copy_options::recursive);
+    std::ofstream(dir + "/merges.txt") << "#version: 0.2\nonly_one_part\n";
+    LoadOptions o;
+    o.quant = "q8";  // the 16-wide code predictor cannot be quantized
+    const std::string error = testing::error_of([&] { Model::load(dir, o); });
+    EXPECT_NE(error.find("merges.txt"), std::string::npos) << error;
+    o.quant = "bf16";
+    EXPECT_EQ(testing::error_of([&] { Model::load(dir, o); }), error);
+    fs::remove_all(dir);
 }
 
 TEST(QuantOption, ErrorsNameTheBadPart) {
