@@ -14,6 +14,7 @@ packages=(
   clang-15 libfuzzer-15-dev          # sanitizer build (warning-free under clang too), fuzzers
   clang-format                       # formatting check (unit.clang_format)
   libboost-dev                       # qwen3tts serve: Boost.Beast/Asio (header-only)
+  libsoundtouch-dev                  # qwen3tts serve: `speed` (time stretch, LGPL-2.1, shared)
   chromium                           # headless browser for the server's page test
   nginx-light                        # the load balancer of the server's scale-out test
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds qwen3tts with sanitizers and runs the unit, ops, golden and e2e tests under them.
+# Builds qwen3tts with sanitizers and runs the unit, ops, golden, e2e and server tests under them.
 #   scripts/sanitize.sh [address,undefined|thread] [ctest arguments...]
 # address,undefined (the default) builds into build-asan/, thread into build-tsan/. Any finding
 # fails its test: ASan aborts, UBSan halts, leaks are reported at exit. The generated real-size
@@ -31,8 +31,12 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
 # By default the golden cases on the real-size 0.6B checkpoint are left out (with their
 # fixture): under ASan they take ~6 of the ~12 minutes on 2 cores, and the tiny checkpoints
-# run the same code. Pass ctest arguments to choose other tests, e.g. -L golden.
+# run the same code. The server tests run the sanitized `qwen3tts serve` of this tree (the
+# sanitizer options above reach it through node), leaving out the page (headless Chromium) and
+# scale-out (nginx) tests, which test those programs more than the server (~40 s under ASan).
+# Pass ctest arguments to choose other tests, e.g. -L golden, or -L server for all of those.
 if [ $# -eq 0 ]; then
-  set -- -L "unit|ops|golden|e2e" -LE slow -E "real_0_6b|RealGolden|^fixture\." -FA "real_.*"
+  set -- -L "unit|ops|golden|e2e|server" -LE slow \
+    -E "real_0_6b|RealGolden|^fixture\.|^server\.test_(page|scale_out)$" -FA "real_.*"
 fi
 ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" "$@"

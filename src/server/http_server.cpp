@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "qwen3tts/error.hpp"
+#include "server/body_budget.hpp"
 
 namespace qwen3tts::server {
 
@@ -102,7 +103,8 @@ struct HttpServer::Impl {
     net::io_context io{1};
     net::executor_work_guard<net::io_context::executor_type> work{io.get_executor()};
     tcp::acceptor acceptor{io};
-    net::steady_timer stop_timer{io};  // stop(): closes what is still open after the grace
+    net::steady_timer stop_timer{io};         // stop(): closes what is still open after the grace
+    std::unique_ptr<BodyBudget> body_budget;  // before connections: their leases point here
     std::set<std::shared_ptr<Connection>> connections;  // touched on the I/O thread only
     bool stopping = false;                              // I/O thread only
     std::unique_ptr<TaskPool> tasks;
@@ -141,7 +143,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     void read_request();
     void on_header(beast::error_code ec);
     void on_body(beast::error_code ec);
-    void protocol_error(int status, const std::string& message);
+    void protocol_error(int status, const std::string& message, HttpHeaders headers = {});
     void dispatch();
     void watch_peer();
     void write_next();
@@ -152,6 +154,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     HttpServer::Impl& server_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
+    std::shared_ptr<BodyBudget::Lease> body_lease_;  // the request's body, until its handler ends
     std::string remote_;
 
     // The response in progress.
@@ -282,6 +285,16 @@ void Connection::on_header(beast::error_code ec) {
         return close();
     if (ec) return protocol_error(400, "malformed HTTP request: " + ec.message());
     if (server_.stopping) return close();
+    // A chunked body's size is unknown until it has arrived: it may grow to the limit.
+    const size_t body_bytes = parser_->chunked() ? server_.options.max_body_bytes
+                                                 : size_t(parser_->content_length().value_or(0));
+    body_lease_ = server_.body_budget->reserve(body_bytes);
+    if (!body_lease_)
+        return protocol_error(503,
+                              "the server holds too many request bodies in memory (limit " +
+                                  std::to_string(server_.body_budget->limit()) +
+                                  " bytes, --max-body-memory-mb); retry shortly",
+                              {{"Retry-After", "1"}});
     const auto& req = parser_->get();
     auto read_body = [self = shared_from_this()] {
         http::async_read(self->stream_, self->buffer_, *self->parser_,
@@ -312,7 +325,7 @@ void Connection::on_body(beast::error_code ec) {
     dispatch();
 }
 
-void Connection::protocol_error(int status, const std::string& message) {
+void Connection::protocol_error(int status, const std::string& message, HttpHeaders headers) {
     method_ =
         parser_ && parser_->is_header_done() ? std::string(parser_->get().method_string()) : "-";
     target_ = parser_ && parser_->is_header_done() ? std::string(parser_->get().target()) : "-";
@@ -324,9 +337,11 @@ void Connection::protocol_error(int status, const std::string& message) {
     chunked_ = true;
     keep_alive_ = false;  // the rest of the stream cannot be trusted
     responder_.reset();
+    body_lease_.reset();  // the body is not read
     end_queued_ = false;
     const std::string body = server_.error_body(status, message);
-    queue_head(status, {{"Content-Type", "application/json"}}, &body);
+    headers.emplace(headers.begin(), "Content-Type", "application/json");
+    queue_head(status, headers, &body);
 }
 
 void Connection::dispatch() {
@@ -356,7 +371,8 @@ void Connection::dispatch() {
     watch_peer();
     auto handler = server_.handler;
     auto error_body = server_.error_body;
-    server_.tasks->post([handler, error_body, r = std::move(r), responder] {
+    server_.tasks->post([handler, error_body, r = std::move(r), responder,
+                         lease = std::move(body_lease_)] {  // released after the handler
         try {
             handler(r, responder);
         } catch (const std::exception& e) {
@@ -515,6 +531,7 @@ void Connection::close() {
     cancel_response();
     responding_ = false;
     responder_.reset();
+    body_lease_.reset();
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.socket().close(ec);
@@ -543,6 +560,12 @@ HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler,
     impl_->handler = std::move(handler);
     impl_->error_body = std::move(error_body);
     impl_->access_log = std::move(access_log);
+    if (options.max_body_memory_bytes < options.max_body_bytes)
+        throw Error(ErrorCode::invalid_argument,
+                    "--max-body-memory-mb (" + std::to_string(options.max_body_memory_bytes >> 20) +
+                        " MiB) must be at least --max-body-mb (" +
+                        std::to_string(options.max_body_bytes >> 20) + " MiB)");
+    impl_->body_budget = std::make_unique<BodyBudget>(options.max_body_memory_bytes);
     const std::string where = options.host + ":" + std::to_string(options.port);
     beast::error_code ec;
     const auto address = net::ip::make_address(options.host, ec);

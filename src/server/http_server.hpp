@@ -21,6 +21,9 @@ struct HttpServerOptions {
     std::string host = "127.0.0.1";
     int port = 8000;  // 0 = any free port (port() tells which)
     size_t max_body_bytes = size_t(32) << 20;
+    // Request bodies held in memory at once, all connections together (body_budget.hpp); a
+    // request beyond it is answered 503 with Retry-After. At least max_body_bytes.
+    size_t max_body_memory_bytes = size_t(256) << 20;
     size_t max_header_bytes = size_t(16) << 10;
     int read_timeout_s = 30;   // to receive a request, and keep-alive idle time between requests
     int write_timeout_s = 30;  // for each write of a response to complete

@@ -26,12 +26,14 @@ class SchedulerService : public SpeechService {
     void ended();
 
     SchedulerOptions options_;
-    Scheduler scheduler_;
     mutable std::mutex mutex_;
     std::condition_variable idle_cv_;
     std::vector<std::weak_ptr<Ticket>> tickets_;  // submitted, on_done not run yet
     size_t in_flight_ = 0;
     bool closed_ = false;
+    // Last, so destroyed first: its destructor joins the thread that runs on_done, which may
+    // still be inside ended() (notifying idle_cv_) when shutdown() has seen in_flight_ reach 0.
+    Scheduler scheduler_;
 };
 
 }  // namespace qwen3tts::server

@@ -1,12 +1,15 @@
 // POST /v1/audio/speech: the response head waits for the first audio, so that an error found
 // when synthesis starts is still a clean 4xx/5xx; then the encoded audio streams out as each
 // frame is made, as a chunked body (stream_format "audio") or as server-sent events
-// ("sse": speech.audio.delta with base64 audio, then speech.audio.done with usage).
+// ("sse": speech.audio.delta with base64 audio, then speech.audio.done with usage). A speed
+// other than 1 time-stretches the samples on their way to the encoder, chunk by chunk.
 #include <unistd.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include "audio/audio_writer.hpp"
+#include "audio/time_stretch.hpp"
 #include "server/api_error.hpp"
 #include "server/server_app.hpp"
 
@@ -23,11 +26,16 @@ class SpeechStream {
           sse_(r.sse),
           metrics_(metrics),
           sample_rate_(sample_rate),
-          input_tokens_(input_tokens) {}
+          input_tokens_(input_tokens) {
+        if (r.speed != 1.0) stretch_ = std::make_unique<TimeStretch>(sample_rate, r.speed);
+    }
 
     void on_audio(const float* samples, size_t n) {
         open();
-        writer_->write(samples, n);
+        if (!stretch_) return writer_->write(samples, n);
+        stretched_.clear();
+        stretch_->process(samples, n, stretched_);
+        if (!stretched_.empty()) writer_->write(stretched_.data(), stretched_.size());
     }
 
     void on_done(const SpeechOutcome& o) {
@@ -44,6 +52,11 @@ class SpeechStream {
         }
         try {
             open();
+            if (stretch_) {
+                stretched_.clear();
+                stretch_->finish(stretched_);
+                if (!stretched_.empty()) writer_->write(stretched_.data(), stretched_.size());
+            }
             writer_->finish();
         } catch (const std::exception&) {
             return res_->abort();
@@ -95,6 +108,8 @@ class SpeechStream {
     size_t input_tokens_;
     bool begun_ = false;
     std::unique_ptr<AudioWriter> writer_;
+    std::unique_ptr<TimeStretch> stretch_;  // null at speed 1: the samples go through untouched
+    std::vector<float> stretched_;
 };
 
 // vLLM-Omni's inline reference clip: cloned for this request only (nothing is stored).

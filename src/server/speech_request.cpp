@@ -1,10 +1,12 @@
 #include "server/speech_request.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "audio/time_stretch.hpp"
 #include "server/api_error.hpp"
 
 namespace qwen3tts::server {
@@ -31,6 +33,13 @@ const char* type_name(const json& v) {
            : v.is_object()  ? "an object"
            : v.is_array()   ? "an array"
                             : "null";
+}
+
+// 0.25 rather than std::to_string's 0.250000.
+std::string shortest(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
 }
 
 [[noreturn]] void bad(const std::string& param, const std::string& why) {
@@ -63,8 +72,8 @@ class Body {
         if (!v->is_number()) bad(key, std::string("must be a number, got ") + type_name(*v));
         const double d = v->get<double>();
         if (!std::isfinite(d) || d < lo || d > hi || (lo_open && d == lo))
-            bad(key, "must be in " + std::string(lo_open ? "(" : "[") + std::to_string(lo) + ", " +
-                         std::to_string(hi) + "], got " + v->dump());
+            bad(key, "must be in " + std::string(lo_open ? "(" : "[") + shortest(lo) + ", " +
+                         shortest(hi) + "], got " + v->dump());
         return d;
     }
     int64_t integer(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
@@ -270,12 +279,7 @@ SpeechRequest parse_speech_request(const std::string& body, const SpeechContext&
         bad("instructions",
             "this model takes no instructions (" + c.info.type + ", " + c.info.size + ")");
     parse_format(b, r);
-    const double speed = b.number("speed", 1.0, 0.25, 4.0);
-    if (speed != 1.0)
-        throw ApiError(400,
-                       "speed: only 1.0 is supported (this server does not time-stretch); got " +
-                           std::to_string(speed),
-                       "speed", "unsupported_value");
+    r.speed = b.number("speed", 1.0, kMinSpeed, kMaxSpeed);
     const std::string stream_format = b.string("stream_format", "audio");
     if (stream_format != "audio" && stream_format != "sse")
         bad("stream_format", "must be audio or sse; got '" + stream_format + "'");

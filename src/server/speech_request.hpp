@@ -26,6 +26,7 @@ struct SpeechRequest {
     AudioFormat format = AudioFormat::mp3;
     std::string format_name = "mp3";  // as OpenAI names it
     bool sse = false;                 // stream_format "sse"
+    double speed = 1.0;               // tempo, pitch kept (audio/time_stretch.hpp); 1 = as made
     // vLLM-Omni inline cloning: the decoded ref_audio bytes, cloned by the caller (slow).
     std::string ref_audio;
     VoiceCloneOptions clone;

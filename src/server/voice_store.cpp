@@ -6,10 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
-
-#include "core/atomic_file.hpp"
 
 namespace qwen3tts::server {
 
@@ -26,6 +25,60 @@ StoredVoice describe(const std::string& id, const Voice& v, const struct stat& s
     s.created_at = int64_t(st.st_mtime);
     s.bytes = uint64_t(st.st_size);
     return s;
+}
+
+// A new voice written under a private name in the store's directory (".<id>.voice.tmp-N": not a
+// voice name, so list() skips it), removed when this goes. Created with O_EXCL and mode 0666
+// minus the umask, as any new file.
+class StagedFile {
+  public:
+    StagedFile(const std::string& dir, const std::string& id) {
+        static std::atomic<unsigned> counter{0};
+        const std::string stem =
+            dir + "/." + id + kExt + ".tmp-" + std::to_string(::getpid()) + "-";
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            path_ = stem + std::to_string(counter.fetch_add(1));
+            fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd_ >= 0) return;
+            if (errno != EEXIST) break;  // a replica with our pid (another host) left one
+        }
+        throw Error(ErrorCode::io, "cannot create a file in the voices directory " + dir + ": " +
+                                       std::strerror(errno));
+    }
+    ~StagedFile() {
+        if (fd_ >= 0) ::close(fd_);
+        ::unlink(path_.c_str());
+    }
+    StagedFile(const StagedFile&) = delete;
+    StagedFile& operator=(const StagedFile&) = delete;
+
+    const std::string& path() const { return path_; }
+    void write(const std::string& bytes) const {
+        size_t done = 0;
+        while (done < bytes.size()) {
+            const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0)
+                throw Error(ErrorCode::io, "cannot write " + path_ + ": " + std::strerror(errno));
+            done += size_t(n);
+        }
+        if (::fsync(fd_) != 0)
+            throw Error(ErrorCode::io, "cannot write " + path_ + ": " + std::strerror(errno));
+    }
+
+  private:
+    std::string path_;
+    int fd_ = -1;
+};
+
+// Gives a complete staged file its final name only if that name is free. link(2) is atomic and
+// fails with EEXIST when the name exists, so of two requests creating the same id at once (in
+// this server or in another replica sharing the directory) exactly one wins; rename(2) would
+// let the later one replace the earlier one's voice, both answered 201.
+bool publish(const std::string& staged, const std::string& path) {
+    if (::link(staged.c_str(), path.c_str()) == 0) return true;
+    if (errno == EEXIST) return false;
+    throw Error(ErrorCode::io, "cannot store the voice as " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -92,19 +145,18 @@ Voice VoiceStore::load(const std::string& id) const {
 bool VoiceStore::add(const std::string& id, const Voice& voice) {
     const std::string path = path_of(id);
     if (::access(path.c_str(), F_OK) == 0) return false;
-    voice.save(path);
-    return true;
+    const StagedFile staged(dir_, id);
+    voice.save(staged.path());
+    return publish(staged.path(), path);
 }
 
 bool VoiceStore::add_file(const std::string& id, const std::string& bytes) {
     const std::string path = path_of(id);
     if (::access(path.c_str(), F_OK) == 0) return false;
-    AtomicFile f(path);
-    f.write(bytes.data(), bytes.size());
-    f.flush();
-    Voice::load(f.temp_path());  // throws on a bad file; the temporary is then removed
-    f.commit();
-    return true;
+    const StagedFile staged(dir_, id);
+    staged.write(bytes);
+    Voice::load(staged.path());  // throws on a bad file; the staged copy is then removed
+    return publish(staged.path(), path);
 }
 
 bool VoiceStore::remove(const std::string& id) {

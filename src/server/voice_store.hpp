@@ -1,8 +1,10 @@
 // The voices of a Base model kept by the server: one `<id>.voice` file each (docs/voice_file.md)
-// in one directory, written atomically (temporary name, then rename), so a voice survives a
-// restart or kill -9 and a reader never sees half a file. Several replicas may share the
-// directory (docs/serving.md). Ids are 1-64 characters of [A-Za-z0-9_-], so an id can never
-// name a path outside the directory. Thread-safe (the file system is the only state).
+// in one directory, written under a private temporary name and then hard-linked to its id, so a
+// voice survives a restart or kill -9, a reader never sees half a file, and of two creations of
+// one id at once exactly one succeeds (link(2) refuses an existing name; a kill -9 at the wrong
+// moment may leave a ".<id>.voice.tmp-*" file, which is never listed). Several replicas may
+// share the directory (docs/serving.md). Ids are 1-64 characters of [A-Za-z0-9_-], so an id can
+// never name a path outside the directory. Thread-safe (the file system is the only state).
 #pragma once
 
 #include <cstdint>
@@ -35,7 +37,7 @@ class VoiceStore {
     std::optional<StoredVoice> find(const std::string& id) const;
     // Throws Error naming the file when it is missing or not a valid voice file.
     Voice load(const std::string& id) const;
-    // Stores a voice under a new id; false when the id is taken.
+    // Stores a voice under a new id; false when the id is taken, also by a concurrent add.
     bool add(const std::string& id, const Voice& voice);
     // Stores the bytes of a .voice file after checking that they load as one (Voice::load's
     // checks); throws Error(format) saying what is wrong. False when the id is taken.

@@ -1,13 +1,16 @@
 // Starts `qwen3tts serve` on a free loopback port for the server tests and stops it again.
-// Environment (set by tests/CMakeLists.txt): QWEN3TTS_CLI, QWEN3TTS_TEST_DATA, QWEN3TTS_TEST_TMP,
-// QWEN3TTS_NODE_MODULES (where scripts/install-deps.sh put the pinned `openai` package).
+// Environment (set by tests/CMakeLists.txt): QWEN3TTS_CLI (the binary under test: the build
+// tree's own, so a sanitizer tree's tests run its sanitized server), QWEN3TTS_TEST_DATA,
+// QWEN3TTS_TEST_TMP, QWEN3TTS_NODE_MODULES (where scripts/install-deps.sh put the pinned `openai`
+// package). QWEN3TTS_SERVER_CLI, when set, is used instead of QWEN3TTS_CLI: the tests of one tree
+// against another tree's binary (ctest passes it through).
 import { spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
-export const CLI = process.env.QWEN3TTS_CLI;
+export const CLI = process.env.QWEN3TTS_SERVER_CLI || process.env.QWEN3TTS_CLI;
 export const DATA = process.env.QWEN3TTS_TEST_DATA;
 export const TMP = process.env.QWEN3TTS_TEST_TMP;
 export const model = (name) => path.join(DATA, "models", name);
@@ -30,7 +33,11 @@ export class Server {
     s.log = "";
     s.proc = spawn(CLI, ["serve", "--model", model(modelName), "--port", "0", "--threads", "1", ...args],
                    { stdio: ["ignore", "ignore", "pipe"] });
-    s.exited = new Promise((resolve) => s.proc.on("exit", (code, signal) => resolve({ code, signal })));
+    s.exited = new Promise((resolve) => s.proc.on("close", (code, signal) => {
+      // A sanitizer's report (scripts/sanitize.sh) is on the server's stderr: show it.
+      if (code !== 0) process.stderr.write(`server exited (${code ?? signal}); its log:\n${s.log}\n`);
+      resolve({ code, signal });
+    }));
     s.port = await new Promise((resolve, reject) => {
       s.proc.stderr.on("data", (d) => {
         s.log += d.toString();

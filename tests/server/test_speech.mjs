@@ -1,5 +1,5 @@
 // POST /v1/audio/speech through the official openai client: every format, both stream
-// formats, and byte-for-byte equality with `qwen3tts speak` for the same options.
+// formats, byte-for-byte equality with `qwen3tts speak` for the same options, and speed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Server, speak, openaiClass } from "./server_harness.mjs";
@@ -68,6 +68,52 @@ test("audio streams: the first chunk arrives while the synthesis is still runnin
   const res = await server.postJson("/v1/audio/speech", { ...base, response_format: "pcm", max_frames: 400 });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("transfer-encoding"), "chunked");
+  const reader = res.body.getReader();
+  const first = await reader.read();
+  assert.ok(first.value.length > 0);
+  assert.equal(await server.metric("qwen3tts_active_streams"), 1);
+  let total = first.value.length;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+  }
+  assert.ok(total > first.value.length);
+});
+
+// speed time-stretches with the pitch kept (the pitch itself is checked on a sine in
+// tests/unit/test_time_stretch.cpp); the duration is n / speed within 2 %.
+test("speed: 2 gives about half the samples of 1, 0.5 about twice; 1 is untouched", async () => {
+  const pcm1 = await create({ response_format: "pcm" });
+  const n1 = pcm1.length / 2;
+  assert.equal(n1, 12 * 1920);
+  assert.ok((await create({ response_format: "pcm", speed: 1 })).equals(pcm1));
+  for (const speed of [2, 0.5, 4, 0.25]) {
+    const n = (await create({ response_format: "pcm", speed })).length / 2;
+    const want = n1 / speed;
+    assert.ok(Math.abs(n - want) <= 0.02 * want, `speed ${speed}: ${n} samples, expected about ${want}`);
+  }
+});
+
+test("speed 2 in every format and both stream formats: the same stretched audio", async () => {
+  const pcm = await create({ response_format: "pcm", speed: 2 });
+  const wav = await create({ response_format: "wav", speed: 2 });
+  assert.equal(wav.subarray(0, 4).toString(), "RIFF");
+  assert.ok(wav.subarray(44).equals(pcm), "wav carries the pcm samples after its 44-byte header");
+  assert.equal((await create({ response_format: "flac", speed: 2 })).subarray(0, 4).toString(), "fLaC");
+  assert.equal((await create({ response_format: "opus", speed: 2 })).subarray(0, 4).toString(), "OggS");
+  assert.ok((await create({ response_format: "mp3", speed: 2 })).length > 0);
+  const res = await client.audio.speech.create({ ...base, response_format: "pcm", stream_format: "sse", speed: 2 });
+  const events = (await res.text()).split("\n\n").filter((e) => e).map((e) => JSON.parse(e.slice(6)));
+  const deltas = events.filter((e) => e.type === "speech.audio.delta");
+  assert.ok(Buffer.concat(deltas.map((e) => Buffer.from(e.audio, "base64"))).equals(pcm));
+  assert.equal(events.at(-1).type, "speech.audio.done");
+});
+
+test("speed 1.5 still streams: the first chunk arrives while the synthesis is running", async () => {
+  const res = await server.postJson("/v1/audio/speech",
+                                    { ...base, response_format: "pcm", max_frames: 400, speed: 1.5 });
+  assert.equal(res.status, 200);
   const reader = res.body.getReader();
   const first = await reader.read();
   assert.ok(first.value.length > 0);

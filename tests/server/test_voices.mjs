@@ -97,6 +97,26 @@ test("ids are safe: traversal and odd names are 400, taken ones 409, missing one
   assert.equal((await missingText.json()).error.param, "ref_text");
 });
 
+test("concurrent creations of one id: exactly one 201, the others 409, no temporaries left", async () => {
+  const bytes = fs.readFileSync(path.join(dir, "anna.voice"));
+  for (let round = 0; round < 4; round++) {
+    const name = "race" + round;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post({ name, voice_file: bytes })));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 409, 409, 409, 409, 409, 409, 409], name);
+    for (const r of answers) {
+      const body = await r.json();
+      if (r.status === 409) {
+        assert.equal(body.error.param, "name");
+        assert.equal(body.error.code, "voice_exists");
+      }
+    }
+    assert.ok(fs.readFileSync(path.join(dir, name + ".voice")).equals(bytes));
+    assert.equal((await server.fetch("/v1/audio/voices/" + name, { method: "DELETE" })).status, 200);
+  }
+  assert.deepEqual(fs.readdirSync(dir).sort(), ["anna-copy.voice", "anna.voice"]);
+});
+
 test("voices survive a restart; DELETE removes one", async () => {
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
   server = await Server.start(MODEL, ["--voices-dir", dir]);

@@ -33,6 +33,7 @@ int cmd_serve(const Args& args) {
         throw Error(ErrorCode::invalid_argument,
                     "--port must be in [0, 65535], got " + args.get("port"));
     o.http.max_body_bytes = size_t(args.get_int("max-body-mb", 32, 1)) << 20;
+    o.http.max_body_memory_bytes = size_t(args.get_int("max-body-memory-mb", 256, 1)) << 20;
     o.api.api_key = args.get("api-key");
     if (o.api.api_key.empty())
         if (const char* k = std::getenv("QWEN3TTS_API_KEY")) o.api.api_key = k;
