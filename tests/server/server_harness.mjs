@@ -1,6 +1,7 @@
 // Starts `qwen3tts serve` on a free loopback port for the server tests and stops it again.
 // Environment (set by tests/CMakeLists.txt): QWEN3TTS_CLI, QWEN3TTS_TEST_DATA, QWEN3TTS_TEST_TMP,
-// QWEN3TTS_NODE_MODULES (where scripts/install-deps.sh put the pinned `openai` package).
+// QWEN3TTS_NODE_MODULES (where scripts/install-deps.sh put the pinned `openai` and `ws`
+// packages).
 import { spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -20,6 +21,17 @@ export function openaiClass() {
     return require("openai").OpenAI;
   } catch (e) {
     throw new Error(`the openai npm package is not in ${dir}: run scripts/install-deps.sh (${e.message})`);
+  }
+}
+
+// The `ws` WebSocket client, from the same folder.
+export function wsClass() {
+  const dir = process.env.QWEN3TTS_NODE_MODULES;
+  const require = createRequire(path.join(dir || "/nonexistent", "package.json"));
+  try {
+    return require("ws");
+  } catch (e) {
+    throw new Error(`the ws npm package is not in ${dir}: run scripts/install-deps.sh (${e.message})`);
   }
 }
 
@@ -63,8 +75,8 @@ export class Server {
                            body: typeof body === "string" ? body : JSON.stringify(body) });
   }
 
-  async metric(name) {
-    const text = await (await this.fetch("/metrics")).text();
+  async metric(name, headers = {}) {
+    const text = await (await this.fetch("/metrics", { headers })).text();
     const line = text.split("\n").find((l) => l.startsWith(name + " ") || l.startsWith(name + "{"));
     return line === undefined ? undefined : Number(line.split(" ").pop());
   }
