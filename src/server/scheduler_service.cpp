@@ -8,6 +8,7 @@ struct SchedulerService::Ticket : TextStreamTicket {
     SpeechRequest request;
     void cancel() override { request.cancel(); }
     void push_text(const std::string& text) override { request.push_text(text); }
+    void flush_text() override { request.flush_text(); }
     void finish_text() override { request.finish_text(); }
 };
 

@@ -40,6 +40,7 @@ class SpeechTicket {
 class TextStreamTicket : public SpeechTicket {
   public:
     virtual void push_text(const std::string& text) = 0;
+    virtual void flush_text() = 0;   // SpeechRequest::flush_text
     virtual void finish_text() = 0;  // once; no push_text after it
 };
 

@@ -114,8 +114,9 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
             input_tokens_ = loaded_->model.tokenize(text_).size();
             ws_->set_idle_timeout(0);  // the client now only listens
             ticket_->finish_text();
+        } else {
+            ticket_->flush_text();
         }
-        // input.flush: every token the text so far determines is spoken already (docs).
     }
 
     void configure(const StreamMessage& m) {

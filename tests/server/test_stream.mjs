@@ -135,21 +135,41 @@ test("text in random pieces gives the audio of one POST of the whole text, byte 
   }
 });
 
-test("json audio frames carry the same audio as binary frames; flush changes nothing", async () => {
-  const pieces = randomPieces(TEXT, 3);
-  const { audio, s } = await speakStream(pieces, { ...CONFIG, audio_frames: "json" });
+test("json audio frames carry the same audio as binary frames", async () => {
+  const { audio, s } = await speakStream(randomPieces(TEXT, 3), { ...CONFIG, audio_frames: "json" });
   assert.equal(s.binary.length, 0);
   assert.ok(audio.equals(await ref()));
-  const flushed = open();
-  await flushed.opened;
-  flushed.send({ type: "session.config", ...CONFIG });
-  for (const p of pieces) {
-    flushed.send({ type: "input.text", text: p });
-    flushed.send({ type: "input.flush" });
+});
+
+test("input.flush speaks the last word at once; a flush where a piece ends anyway changes nothing", async (t) => {
+  const first = "Hello, world.";
+  const n = (await speakStream([first])).done.usage.input_tokens;
+  const s = open();
+  await s.opened;
+  s.send({ type: "session.config", ...CONFIG });
+  s.send({ type: "input.text", text: first });
+  s.send({ type: "input.flush" });
+  t.after(() => s.ws.terminate());  // a failing check below leaves no stream behind
+  // Without the flush the final "." waits for the next character; with it, the talker gets all
+  // n text tokens now, and their frames come out while the client still holds the rest of its
+  // text: n - 1 of them (a frame step also adds the next step's text row, so frame f needs
+  // text token f + 2; the last one waits for more text or input.done).
+  const frames = () => Buffer.concat(s.binary).length / 3840;
+  let waited = 0;
+  while (frames() < n - 1 && waited < 20000) {
+    await new Promise((r) => setTimeout(r, 50));
+    waited += 50;
   }
-  flushed.send({ type: "input.done" });
-  assert.equal((await flushed.closed).code, 1000);
-  assert.ok(Buffer.concat(flushed.binary).equals(await ref()));
+  assert.ok(frames() >= n - 1, `${frames()} frames after the flush of ${n} tokens`);
+  s.send({ type: "input.text", text: " Then a second sentence." });
+  s.send({ type: "input.done" });
+  assert.equal((await s.closed).code, 1000);
+  assert.ok(Buffer.concat(s.binary).equals(await postOnce(first + " Then a second sentence.")));
+  // Inside a word the flush cuts it ("Hel" | "lo" are two tokens): other audio than the POST's.
+  const { audio } = await speakStream(["Hel", "lo world."], CONFIG, {
+    beforeLast: async (st) => st.send({ type: "input.flush" }),
+  });
+  assert.ok(!audio.equals(await postOnce("Hello world.")));
 });
 
 test("a slow writer hears audio before its text is complete, and the same audio", async () => {
