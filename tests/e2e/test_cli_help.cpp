@@ -84,8 +84,8 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
         {"list", {}},
         {"serve",
          {"model", "pretokenizer", "quant", "no-mmap", "host", "port", "api-key", "max-batch",
-          "max-queue", "voices-dir", "max-input-chars", "max-body-mb", "shutdown-grace",
-          "threads"}},
+          "max-queue", "voices-dir", "max-input-chars", "max-body-mb", "stream-idle-timeout",
+          "shutdown-grace", "threads"}},
         {"help", {}},
     };
 }();

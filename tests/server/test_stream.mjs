@@ -54,6 +54,16 @@ async function within(promise, ms) {
   }
 }
 
+// Polls a gauge until it shows `value` (5 s at most); returns what it shows last.
+async function settle(srv, name, value, headers = auth) {
+  let v = await srv.metric(name, headers);
+  for (let i = 0; i < 50 && v !== value; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    v = await srv.metric(name, headers);
+  }
+  return v;
+}
+
 // Opens a stream; collects what the server sends. `opts`: protocols, headers.
 function open(opts = {}) {
   const ws = new WebSocket(`ws://127.0.0.1:${server.port}/v1/audio/speech/stream`, opts.protocols ?? [],
@@ -257,16 +267,30 @@ test("a client that leaves mid-stream cancels its request", async () => {
   assert.equal(await server.metric("qwen3tts_active_streams", auth), 1);
   assert.equal(await server.metric("qwen3tts_stream_sessions_open", auth), 1);
   s.ws.terminate();  // no close frame: the connection just drops
-  let active = 1;
-  for (let i = 0; i < 50 && active !== 0; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    active = await server.metric("qwen3tts_active_streams", auth);
-  }
-  assert.equal(active, 0, "the request still runs 5 s after its client left");
-  assert.equal(await server.metric("qwen3tts_stream_sessions_open", auth), 0);
+  assert.equal(await settle(server, "qwen3tts_active_streams", 0), 0,
+               "the request still runs 5 s after its client left");
+  assert.equal(await settle(server, "qwen3tts_stream_sessions_open", 0), 0);
   assert.equal(await server.metric("qwen3tts_speech_cancelled_total", auth), cancelled + 1);
   const text = await (await server.fetch("/metrics", { headers: auth })).text();
   assert.match(text, /qwen3tts_requests_total\{path="\/v1\/audio\/speech\/stream",status="101"\} \d+/);
   assert.match(text, /qwen3tts_stream_sessions_total\{outcome="client_closed"\} [1-9]/);
   assert.match(text, /qwen3tts_stream_sessions_total\{outcome="done"\} [1-9]/);
+});
+
+test("a client silent for --stream-idle-timeout before input.done gets idle_timeout", async () => {
+  const quick = await Server.start(MODEL, ["--stream-idle-timeout", "1"]);
+  try {
+    const ws = new WebSocket(`ws://127.0.0.1:${quick.port}/v1/audio/speech/stream`);
+    const messages = [];
+    ws.on("message", (d, isBinary) => isBinary || messages.push(JSON.parse(d.toString())));
+    const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
+    await new Promise((resolve, reject) => { ws.on("open", resolve); ws.on("error", reject); });
+    ws.send(JSON.stringify({ type: "session.config", ...CONFIG }));
+    ws.send(JSON.stringify({ type: "input.text", text: "Then nothing more" }));
+    assert.equal(await within(closed, 20000), 1008);
+    assert.equal(messages.at(-1).error.code, "idle_timeout");
+    assert.equal(await settle(quick, "qwen3tts_active_streams", 0, {}), 0);
+  } finally {
+    assert.deepEqual(await quick.stop(), { code: 0, signal: null });
+  }
 });
