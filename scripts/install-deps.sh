@@ -32,16 +32,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The official openai client for the server tests (tests/server), pinned, in a folder outside
-# the repository: ctest's QWEN3TTS_NODE_MODULES points at it.
-OPENAI_NPM_VERSION=6.30.1
+# The official openai client and the ws WebSocket client (no dependencies either) for the
+# server tests (tests/server), pinned, in a folder outside the repository: ctest's
+# QWEN3TTS_NODE_MODULES points at it.
 node_dir="${QWEN3TTS_NODE_DIR:-$HOME/.cache/qwen3tts/node}"
-if ! grep -qs "\"version\": \"$OPENAI_NPM_VERSION\"" "$node_dir/node_modules/openai/package.json"; then
-  mkdir -p "$node_dir"
-  # npm trusts only its bundled roots; the system store also holds the CAs an administrator
-  # added (a company's TLS proxy), as apt and curl see them.
-  npm_ca=()
-  [ -f /etc/ssl/certs/ca-certificates.crt ] && npm_ca=(--cafile=/etc/ssl/certs/ca-certificates.crt)
-  npm install --prefix "$node_dir" --save-exact --no-audit --no-fund --loglevel=error \
-    "${npm_ca[@]}" "openai@$OPENAI_NPM_VERSION"
-fi
+for pinned in openai@6.30.1 ws@8.18.3; do
+  name="${pinned%@*}" version="${pinned##*@}"
+  if ! grep -qs "\"version\": \"$version\"" "$node_dir/node_modules/$name/package.json"; then
+    mkdir -p "$node_dir"
+    # npm trusts only its bundled roots; the system store also holds the CAs an administrator
+    # added (a company's TLS proxy), as apt and curl see them.
+    npm_ca=()
+    [ -f /etc/ssl/certs/ca-certificates.crt ] && npm_ca=(--cafile=/etc/ssl/certs/ca-certificates.crt)
+    npm install --prefix "$node_dir" --save-exact --no-audit --no-fund --loglevel=error \
+      "${npm_ca[@]}" "$pinned"
+  fi
+done

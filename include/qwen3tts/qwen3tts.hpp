@@ -267,6 +267,11 @@ class QWEN3TTS_API SpeechRequest {
     // Requests submitted with submit_incremental: more text, and the end of the text.
     void push_text(const std::string& text);
     void finish_text();
+    // Speaks all text pushed so far now, the last word included, which otherwise waits until
+    // the next characters show where it ends. The text after it is tokenised on its own, so
+    // the codes equal those of the whole text only when the cut is where a piece of the
+    // tokenizer ends anyway (after a space following punctuation, say); docs/streaming_text.md.
+    void flush_text();
     // Blocks until on_done has returned.
     RequestResult wait();
     bool done() const;

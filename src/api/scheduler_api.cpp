@@ -144,6 +144,9 @@ void SpeechRequest::cancel() {
 void SpeechRequest::push_text(const std::string& text) {
     checked(impl_).job->push_text(text);
 }
+void SpeechRequest::flush_text() {
+    checked(impl_).job->flush_text();
+}
 void SpeechRequest::finish_text() {
     checked(impl_).job->finish_text();
 }

@@ -46,6 +46,9 @@ class StreamingPrompt {
     // Appends text. Throws build_prompt's UTF-8 error (offset in the whole text) as soon as a
     // sequence is invalid whatever follows.
     void push_text(std::string_view utf8_chunk);
+    // Commits all text so far, the last piece included (IncrementalTokenizer::flush: the text
+    // after it is tokenised on its own).
+    void flush_text() { tokens_.flush(); }
     // Ends the text. Throws "the text to speak is empty" (blank text) and the UTF-8 error of a
     // character cut at the end, as build_prompt would for the whole text.
     void finish_text();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -23,6 +24,7 @@ struct Job::Engine {
     std::unique_ptr<FrameAudio> audio;
     std::unique_ptr<StreamingPrompt> text;  // incremental text: its prompt, built as it comes
     std::string new_text;                   // received, not yet pushed to `text`
+    std::vector<size_t> new_flushes;        // offsets in new_text of flushes
     bool text_finished = false;
     bool cancel = false;
     bool retired = false;  // on_done has run
@@ -55,6 +57,17 @@ void Job::push_text(const std::string& text) {
     if (text_finished_)
         throw Error(ErrorCode::invalid_argument, "push_text: the text was already finished");
     incoming_text_ += text;
+    notify();
+}
+
+void Job::flush_text() {
+    if (!incremental_)
+        throw Error(ErrorCode::invalid_argument,
+                    "flush_text: this request was not submitted with incremental text");
+    const std::lock_guard<std::mutex> lk(signal_->mu);
+    if (text_finished_)
+        throw Error(ErrorCode::invalid_argument, "flush_text: the text was already finished");
+    incoming_flushes_.push_back(incoming_text_.size());
     notify();
 }
 
@@ -143,7 +156,9 @@ bool FrameScheduler::has_work_locked() const {
         if (job->cancel_requested_) return true;
     for (const auto& job : active_) {
         const Job::Engine& e = *job->engine_;
-        if (job->cancel_requested_ || !job->incoming_text_.empty()) return true;
+        if (job->cancel_requested_ || !job->incoming_text_.empty() ||
+            !job->incoming_flushes_.empty())
+            return true;
         if (!e.state) {
             if (!job->spec_.incremental_text || job->text_finished_) return true;
         } else if (e.state->finished || e.state->prefilling() || e.state->steppable() ||
@@ -161,6 +176,8 @@ void FrameScheduler::admit_locked() {
     }
     for (auto& job : active_) {
         Job::Engine& e = *job->engine_;
+        for (size_t at : job->incoming_flushes_) e.new_flushes.push_back(e.new_text.size() + at);
+        job->incoming_flushes_.clear();
         e.new_text += job->incoming_text_;
         job->incoming_text_.clear();
         e.text_finished = job->text_finished_;
@@ -178,8 +195,16 @@ void FrameScheduler::start(Job& job) {
             e.text = std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
                                                        model_->talker(), model_->predictor(),
                                                        spec.request);
-        if (!e.new_text.empty()) e.text->push_text(e.new_text);
+        size_t pushed = 0;
+        for (size_t at : e.new_flushes) {
+            e.text->push_text(std::string_view(e.new_text).substr(pushed, at - pushed));
+            e.text->flush_text();
+            pushed = at;
+        }
+        if (pushed < e.new_text.size())
+            e.text->push_text(std::string_view(e.new_text).substr(pushed));
         e.new_text.clear();
+        e.new_flushes.clear();
         if (e.text_finished && !e.text->text_finished()) e.text->finish_text();
         if (!e.state) {
             if (!e.text->ready_for_prefill()) return;
@@ -315,6 +340,16 @@ void FrameScheduler::run() {
                 }
                 finish(*job, JobResult::Status::completed);
                 ended.push_back(job);
+            } else if (e.audio && e.state && !e.state->error && !e.state->prefilling() &&
+                       !e.state->steppable()) {
+                // Waiting for text: the frames held for the next codec packet are decoded now
+                // (the codec stream is exact for any packet sizes), so that a writer who
+                // pauses hears everything its text gave so far.
+                try {
+                    e.audio->flush();
+                } catch (...) {
+                    e.state->fail();
+                }
             }
         }
         if (!ended.empty()) {

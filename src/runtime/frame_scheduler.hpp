@@ -74,8 +74,10 @@ class Job {
     uint64_t id() const { return id_; }
     // Ends the request at the next frame boundary (on_done gets Status::cancelled).
     void cancel();
-    // Incremental text only: appends text / marks the text complete.
+    // Incremental text only: appends text / cuts it hard where it is now
+    // (IncrementalTokenizer::flush) / marks the text complete.
     void push_text(const std::string& text);
+    void flush_text();
     void finish_text();
     // Blocks until on_done has returned; then the result.
     const JobResult& wait();
@@ -94,6 +96,7 @@ class Job {
     std::chrono::steady_clock::time_point submitted_;
     // Guarded by signal_->mu: text not yet seen by the worker, cancel request.
     std::string incoming_text_;
+    std::vector<size_t> incoming_flushes_;  // offsets in incoming_text_ where a flush goes
     bool text_finished_ = false, cancel_requested_ = false;
     // Completion.
     mutable std::mutex done_mu_;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/websocket.hpp"
+
 namespace qwen3tts::server {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
@@ -43,6 +45,10 @@ class HttpResponder {
     // Runs f once when the client disconnects, the write times out, or the server shuts down
     // before end(); at once when that has already happened.
     virtual void on_cancel(std::function<void()> f) = 0;
+    // Answers a WebSocket upgrade request (101) instead of sending a response; the connection
+    // then belongs to `accept.handler`. A request that is no valid WebSocket handshake gets
+    // 400 (or 426) from the HTTP layer.
+    virtual void accept_websocket(WebSocketAccept accept) = 0;
 };
 
 using HttpHandler = std::function<void(const HttpRequest&, std::shared_ptr<HttpResponder>)>;

@@ -26,6 +26,7 @@
 
 #include "qwen3tts/error.hpp"
 #include "server/body_budget.hpp"
+#include "server/websocket_session.hpp"
 
 namespace qwen3tts::server {
 
@@ -138,6 +139,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     void queue_chunk(std::string data);
     void queue_end();
     void cancel_response();
+    void upgrade(WebSocketAccept accept);
 
   private:
     void read_request();
@@ -149,6 +151,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     void write_next();
     void finish_response();
     void linger_close();
+    void websocket_ended(size_t bytes_sent, int close_code);
 
     beast::tcp_stream stream_;
     HttpServer::Impl& server_;
@@ -174,6 +177,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     int status_ = 0;
     size_t bytes_sent_ = 0;
     Clock::time_point started_;
+    // After an upgrade: the WebSocket owns the socket; the connection stays in the server's
+    // set (so that stop() reaches it) until the WebSocket ends.
+    std::shared_ptr<WebSocketLink> ws_;
 };
 
 class Responder : public HttpResponder {
@@ -209,6 +215,10 @@ class Responder : public HttpResponder {
             c.cancel_response();
             c.close();
         });
+    }
+    void accept_websocket(WebSocketAccept accept) override {
+        if (!claim_start()) return;
+        post([accept = std::move(accept)](Connection& c) mutable { c.upgrade(std::move(accept)); });
     }
     bool cancelled() const override { return cancelled_; }
     void on_cancel(std::function<void()> f) override {
@@ -527,7 +537,41 @@ void Connection::cancel_response() {
     if (responder_) responder_->cancel();
 }
 
+void Connection::upgrade(WebSocketAccept accept) {
+    if (!responding_ || status_ != 0) return;
+    status_ = 101;
+    if (watching_) {
+        ++watch_generation_;  // the socket moves away: its wait's completion is ignored
+        watching_ = false;
+        beast::error_code ec;
+        stream_.socket().cancel(ec);
+    }
+    responder_.reset();
+    WebSocketLimits limits;
+    limits.max_buffered_bytes = server_.options.max_buffered_bytes;
+    limits.write_timeout = std::chrono::seconds(server_.options.write_timeout_s);
+    auto& server = server_;
+    ws_ = start_websocket_session(
+        stream_.release_socket(), parser_->release(), std::move(accept), limits,
+        [&server](std::function<void()> task) { server.tasks->post(std::move(task)); },
+        [self = shared_from_this()](size_t bytes, int code) {
+            self->websocket_ended(bytes, code);
+        });
+}
+
+// One access log line per WebSocket, when it ends: status 101, the bytes sent and the close code.
+void Connection::websocket_ended(size_t bytes_sent, int close_code) {
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
+    if (server_.access_log) {
+        char line[96];
+        std::snprintf(line, sizeof line, " 101 %zu %.0fms close %d", bytes_sent, ms, close_code);
+        server_.access_log(remote_ + " " + method_ + " " + target_ + line);
+    }
+    net::post(server_.io, [self = shared_from_this()] { self->close(); });
+}
+
 void Connection::close() {
+    if (auto ws = std::move(ws_)) ws->terminate();
     cancel_response();
     responding_ = false;
     responder_.reset();

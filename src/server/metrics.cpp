@@ -50,6 +50,17 @@ void Metrics::speech_cancelled() {
     ++cancelled_;
 }
 
+void Metrics::stream_opened() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++streams_open_;
+}
+
+void Metrics::stream_ended(const std::string& outcome) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --streams_open_;
+    ++streams_ended_[outcome];
+}
+
 std::string Metrics::render(const SpeechServiceStats& service) const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::string out;
@@ -72,6 +83,15 @@ std::string Metrics::render(const SpeechServiceStats& service) const {
         "shutdown).\n";
     out += "# TYPE qwen3tts_speech_cancelled_total counter\n";
     out += "qwen3tts_speech_cancelled_total " + std::to_string(cancelled_) + "\n";
+    out += "# HELP qwen3tts_stream_sessions_open WebSocket streaming sessions open.\n";
+    out += "# TYPE qwen3tts_stream_sessions_open gauge\n";
+    out += "qwen3tts_stream_sessions_open " + std::to_string(streams_open_) + "\n";
+    out +=
+        "# HELP qwen3tts_stream_sessions_total WebSocket streaming sessions ended, by outcome.\n";
+    out += "# TYPE qwen3tts_stream_sessions_total counter\n";
+    for (const auto& [outcome, n] : streams_ended_)
+        out += "qwen3tts_stream_sessions_total{outcome=\"" + outcome + "\"} " + std::to_string(n) +
+               "\n";
     out +=
         "# HELP qwen3tts_time_to_first_audio_seconds From the start of synthesis to the "
         "first audio.\n";

@@ -17,6 +17,10 @@ class Metrics {
     void request_finished(const std::string& path, int status);
     void speech_finished(int64_t frames, double first_audio_s, double real_time_factor);
     void speech_cancelled();
+    // WebSocket streaming sessions (speech_stream_endpoint.cpp): open now, and ended by
+    // outcome ("done", "error", "client_closed", "shutdown").
+    void stream_opened();
+    void stream_ended(const std::string& outcome);
     // The gauges come from the speech service at the time of the scrape.
     std::string render(const SpeechServiceStats& service) const;
 
@@ -33,6 +37,8 @@ class Metrics {
     std::map<std::pair<std::string, int>, uint64_t> requests_;
     uint64_t frames_ = 0;
     uint64_t cancelled_ = 0;
+    uint64_t streams_open_ = 0;
+    std::map<std::string, uint64_t> streams_ended_;
     Histogram first_audio_{{0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10}, {}};
     Histogram rtf_{{0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5}, {}};
 };

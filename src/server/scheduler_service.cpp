@@ -4,9 +4,12 @@
 
 namespace qwen3tts::server {
 
-struct SchedulerService::Ticket : SpeechTicket {
+struct SchedulerService::Ticket : TextStreamTicket {
     SpeechRequest request;
     void cancel() override { request.cancel(); }
+    void push_text(const std::string& text) override { request.push_text(text); }
+    void flush_text() override { request.flush_text(); }
+    void finish_text() override { request.finish_text(); }
 };
 
 SchedulerService::SchedulerService(const Model& model, const SchedulerOptions& options)
@@ -18,6 +21,19 @@ SchedulerService::~SchedulerService() {
 
 std::shared_ptr<SpeechTicket> SchedulerService::submit(SpeechJob job, AudioFn on_audio,
                                                        DoneFn on_done) {
+    return submit_job(std::move(job), std::move(on_audio), std::move(on_done), false);
+}
+
+std::shared_ptr<TextStreamTicket> SchedulerService::submit_text_stream(SpeechJob job,
+                                                                       AudioFn on_audio,
+                                                                       DoneFn on_done) {
+    return submit_job(std::move(job), std::move(on_audio), std::move(on_done), true);
+}
+
+std::shared_ptr<SchedulerService::Ticket> SchedulerService::submit_job(SpeechJob job,
+                                                                       AudioFn on_audio,
+                                                                       DoneFn on_done,
+                                                                       bool text_stream) {
     auto ticket = std::make_shared<Ticket>();
     RequestCallbacks callbacks;
     callbacks.on_audio = [on_audio = std::move(on_audio)](const float* samples, size_t n) {
@@ -49,7 +65,9 @@ std::shared_ptr<SpeechTicket> SchedulerService::submit(SpeechJob job, AudioFn on
     const std::lock_guard<std::mutex> lock(mutex_);
     if (closed_) return nullptr;
     try {
-        ticket->request = scheduler_.submit(job.text, job.options, std::move(callbacks));
+        ticket->request =
+            text_stream ? scheduler_.submit_incremental(job.text, job.options, std::move(callbacks))
+                        : scheduler_.submit(job.text, job.options, std::move(callbacks));
     } catch (const Error& e) {
         if (e.code() == ErrorCode::busy) return nullptr;
         throw;

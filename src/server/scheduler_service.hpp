@@ -18,11 +18,15 @@ class SchedulerService : public SpeechService {
     // Options the model rejects (unknown speaker, ...) are an Error thrown here, before
     // anything runs (the caller answers 400).
     std::shared_ptr<SpeechTicket> submit(SpeechJob job, AudioFn on_audio, DoneFn on_done) override;
+    std::shared_ptr<TextStreamTicket> submit_text_stream(SpeechJob job, AudioFn on_audio,
+                                                         DoneFn on_done) override;
     SpeechServiceStats stats() const override;
     void shutdown(std::chrono::milliseconds grace) override;
 
   private:
     struct Ticket;
+    std::shared_ptr<Ticket> submit_job(SpeechJob job, AudioFn on_audio, DoneFn on_done,
+                                       bool text_stream);
     void ended();
 
     SchedulerOptions options_;

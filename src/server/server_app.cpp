@@ -27,6 +27,10 @@ class MeteredResponder : public HttpResponder {
     void abort() override { inner_->abort(); }
     bool cancelled() const override { return inner_->cancelled(); }
     void on_cancel(std::function<void()> f) override { inner_->on_cancel(std::move(f)); }
+    void accept_websocket(WebSocketAccept accept) override {
+        count(101);
+        inner_->accept_websocket(std::move(accept));
+    }
 
   private:
     void count(int status) {
@@ -40,7 +44,7 @@ class MeteredResponder : public HttpResponder {
 };
 
 std::string route_name(const std::string& path) {
-    if (path == "/v1/audio/speech") return path;
+    if (path == "/v1/audio/speech" || path == "/v1/audio/speech/stream") return path;
     if (path.rfind("/v1/audio/voices", 0) == 0) return "/v1/audio/voices";
     if (path == "/" || path == "/health" || path == "/metrics" || path == "/v1/models") return path;
     return "other";
@@ -96,9 +100,29 @@ const ServerApp::Loaded& ServerApp::require_loaded() const {
     return *l;  // set once and kept for the life of the app
 }
 
+std::string bearer_subprotocol(const HttpRequest& req) {
+    const std::string* h = req.header("sec-websocket-protocol");
+    if (!h) return "";
+    size_t start = 0;
+    while (start <= h->size()) {
+        size_t end = h->find(',', start);
+        if (end == std::string::npos) end = h->size();
+        size_t a = start, b = end;
+        while (a < b && (*h)[a] == ' ') ++a;
+        while (b > a && (*h)[b - 1] == ' ') --b;
+        if (h->compare(a, 7, "bearer.") == 0 && b - a > 7) return h->substr(a, b - a);
+        start = end + 1;
+    }
+    return "";
+}
+
 bool ServerApp::authorized(const HttpRequest& req) const {
     if (options_.api_key.empty()) return true;
     const std::string* h = req.header("authorization");
+    if (!h && req.path == "/v1/audio/speech/stream") {
+        const std::string protocol = bearer_subprotocol(req);
+        return !protocol.empty() && constant_time_equal(protocol.substr(7), options_.api_key);
+    }
     const std::string prefix = "Bearer ";
     if (!h || h->compare(0, prefix.size(), prefix) != 0) return false;
     return constant_time_equal(h->substr(prefix.size()), options_.api_key);
@@ -137,7 +161,7 @@ void ServerApp::route(const HttpRequest& req, const std::shared_ptr<HttpResponde
     }
     if (!authorized(req))
         throw ApiError(401,
-                       req.header("authorization")
+                       req.header("authorization") || !bearer_subprotocol(req).empty()
                            ? "invalid API key"
                            : "missing API key: send the header Authorization: Bearer <key>",
                        "", "invalid_api_key");
@@ -154,6 +178,10 @@ void ServerApp::route(const HttpRequest& req, const std::shared_ptr<HttpResponde
     if (p == "/v1/audio/speech") {
         only("POST");
         return speech(req, res);
+    }
+    if (p == "/v1/audio/speech/stream") {
+        only("GET");
+        return speech_stream(req, res);
     }
     if (p == "/v1/audio/voices" || p.rfind("/v1/audio/voices/", 0) == 0) return voices(req, res);
     throw ApiError(404, "no endpoint " + req.method + " " + p, "", "not_found");

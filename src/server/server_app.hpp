@@ -26,6 +26,10 @@ struct ApiOptions {
     size_t max_input_chars = 4096;  // input and instructions, in code points
     double max_ref_seconds = 60;    // reference clips for cloning
     int retry_after_s = 1;          // Retry-After of a 429
+    // WebSocket streams (speech_stream_endpoint.cpp): the longest client message, and the
+    // longest silence of a client before input.done.
+    size_t max_stream_message_bytes = size_t(64) << 10;
+    int stream_idle_timeout_s = 30;
 };
 
 class ServerApp {
@@ -55,6 +59,7 @@ class ServerApp {
     const Loaded& require_loaded() const;  // ApiError 503 while loading
 
     void speech(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res);
+    void speech_stream(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res);
     void voices(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res);
     void create_voice(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res,
                       const Loaded& l);
@@ -75,5 +80,8 @@ const std::string& web_page_html();
 // Sends an ApiError as its JSON body (with Retry-After for 429/503).
 void send_error(HttpResponder& res, const class ApiError& e, int retry_after_s = 1);
 void send_json(HttpResponder& res, int status, const std::string& body);
+// The subprotocol "bearer.<key>" a WebSocket request offers (browsers cannot set the
+// Authorization header on a WebSocket), or "".
+std::string bearer_subprotocol(const HttpRequest& req);
 
 }  // namespace qwen3tts::server

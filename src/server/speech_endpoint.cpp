@@ -8,10 +8,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "audio/audio_writer.hpp"
-#include "audio/time_stretch.hpp"
 #include "server/api_error.hpp"
 #include "server/server_app.hpp"
+#include "server/speech_audio_writer.hpp"
 
 namespace qwen3tts::server {
 
@@ -26,16 +25,12 @@ class SpeechStream {
           sse_(r.sse),
           metrics_(metrics),
           sample_rate_(sample_rate),
-          input_tokens_(input_tokens) {
-        if (r.speed != 1.0) stretch_ = std::make_unique<TimeStretch>(sample_rate, r.speed);
-    }
+          speed_(r.speed),
+          input_tokens_(input_tokens) {}
 
     void on_audio(const float* samples, size_t n) {
         open();
-        if (!stretch_) return writer_->write(samples, n);
-        stretched_.clear();
-        stretch_->process(samples, n, stretched_);
-        if (!stretched_.empty()) writer_->write(stretched_.data(), stretched_.size());
+        writer_->write(samples, n);
     }
 
     void on_done(const SpeechOutcome& o) {
@@ -52,11 +47,6 @@ class SpeechStream {
         }
         try {
             open();
-            if (stretch_) {
-                stretched_.clear();
-                stretch_->finish(stretched_);
-                if (!stretched_.empty()) writer_->write(stretched_.data(), stretched_.size());
-            }
             writer_->finish();
         } catch (const std::exception&) {
             return res_->abort();
@@ -88,7 +78,7 @@ class SpeechStream {
         res_->begin(200, std::move(h));
         auto res = res_;
         const bool sse = sse_;
-        writer_ = std::make_unique<AudioWriter>(
+        writer_ = std::make_unique<SpeechAudioWriter>(
             [res, sse](const void* data, size_t n) {
                 if (!sse) {
                     res->write(std::string(static_cast<const char*>(data), n));
@@ -97,7 +87,7 @@ class SpeechStream {
                 res->write("data: {\"type\":\"speech.audio.delta\",\"audio\":\"" +
                            encode_base64(data, n) + "\"}\n\n");
             },
-            format_, sample_rate_);
+            format_, sample_rate_, speed_);
     }
 
     std::shared_ptr<HttpResponder> res_;
@@ -105,11 +95,10 @@ class SpeechStream {
     bool sse_;
     Metrics& metrics_;
     int sample_rate_;
+    double speed_;
     size_t input_tokens_;
     bool begun_ = false;
-    std::unique_ptr<AudioWriter> writer_;
-    std::unique_ptr<TimeStretch> stretch_;  // null at speed 1: the samples go through untouched
-    std::vector<float> stretched_;
+    std::unique_ptr<SpeechAudioWriter> writer_;
 };
 
 // vLLM-Omni's inline reference clip: cloned for this request only (nothing is stored).

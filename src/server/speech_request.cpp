@@ -255,41 +255,96 @@ void parse_sampling(Body& b, SynthesisOptions& o) {
         bad("text_layout", "must be auto, streaming or non-streaming; got '" + o.text_layout + "'");
 }
 
-}  // namespace
-
-SpeechRequest parse_speech_request(const std::string& body, const SpeechContext& c) {
+json parse_object(const std::string& text, const char* what) {
     json root;
     try {
-        root = json::parse(body);
+        root = json::parse(text);
     } catch (const json::exception& e) {
-        throw ApiError(400, std::string("the body is not valid JSON: ") + e.what(), "",
+        throw ApiError(400, std::string(what) + " is not valid JSON: " + e.what(), "",
                        "invalid_json");
     }
     if (!root.is_object())
-        throw ApiError(400, std::string("the body must be a JSON object, got ") + type_name(root),
+        throw ApiError(400, std::string(what) + " must be a JSON object, got " + type_name(root),
                        "", "invalid_json");
-    Body b(root);
-    SpeechRequest r;
-    r.job.options = c.defaults;
-    if (!b.has("model")) bad("model", "is required");
-    b.string("model", "");  // one model per server: any name is taken (docs/serving.md)
-    r.job.text = checked_text(b, "input", c, true);
+    return root;
+}
+
+// The fields of a POST body and of a WebSocket session.config alike (all but input and the
+// HTTP stream switches).
+void parse_speech_fields(Body& b, const SpeechContext& c, SpeechRequest& r) {
     r.job.options.instruct = checked_text(b, "instructions", c, false);
     if (!r.job.options.instruct.empty() && !c.info.takes_instruction)
         bad("instructions",
             "this model takes no instructions (" + c.info.type + ", " + c.info.size + ")");
     parse_format(b, r);
     r.speed = b.number("speed", 1.0, kMinSpeed, kMaxSpeed);
+    parse_language(b, c, r.job.options);
+    parse_voice(b, c, r);
+    parse_sampling(b, r.job.options);
+}
+
+}  // namespace
+
+SpeechRequest parse_speech_request(const std::string& body, const SpeechContext& c) {
+    const json root = parse_object(body, "the body");
+    Body b(root);
+    SpeechRequest r;
+    r.job.options = c.defaults;
+    if (!b.has("model")) bad("model", "is required");
+    b.string("model", "");  // one model per server: any name is taken (docs/serving.md)
+    r.job.text = checked_text(b, "input", c, true);
     const std::string stream_format = b.string("stream_format", "audio");
     if (stream_format != "audio" && stream_format != "sse")
         bad("stream_format", "must be audio or sse; got '" + stream_format + "'");
     r.sse = stream_format == "sse";
     b.boolean("stream", true);  // vLLM-Omni's switch: responses always stream here
-    parse_language(b, c, r.job.options);
-    parse_voice(b, c, r);
-    parse_sampling(b, r.job.options);
+    parse_speech_fields(b, c, r);
     b.refuse_unknown();
     return r;
+}
+
+StreamMessage parse_stream_message(const std::string& message, const SpeechContext& c) {
+    const json root = parse_object(message, "the message");
+    Body b(root);
+    if (!b.has("type")) bad("type", "is required");
+    const std::string type = b.string("type", "");
+    StreamMessage m;
+    if (type == "session.config") {
+        m.type = StreamMessage::Type::config;
+        for (const char* key : {"input", "stream_format", "stream"})
+            if (b.has(key))
+                bad(key, "is not a session.config field (the text comes as input.text messages)");
+        b.string("model", "");  // optional here: one model per server
+        m.config.job.options = c.defaults;
+        parse_speech_fields(b, c, m.config);
+        if (!m.config.ref_audio.empty())
+            bad("ref_audio",
+                "inline cloning is not available on a stream; create a voice (POST "
+                "/v1/audio/voices) and give its id as voice");
+        std::string& layout = m.config.job.options.text_layout;
+        if (layout == "non-streaming")
+            bad("text_layout", "a stream is spoken in the streaming layout; got 'non-streaming'");
+        layout = "streaming";
+        const std::string frames = b.string("audio_frames", "binary");
+        if (frames != "binary" && frames != "json")
+            bad("audio_frames", "must be binary or json; got '" + frames + "'");
+        m.json_audio = frames == "json";
+    } else if (type == "input.text") {
+        m.type = StreamMessage::Type::text;
+        if (!b.has("text")) bad("text", "is required");
+        m.text = b.string("text", "");
+    } else if (type == "input.flush") {
+        m.type = StreamMessage::Type::flush;
+    } else if (type == "input.done") {
+        m.type = StreamMessage::Type::done;
+    } else {
+        throw ApiError(400,
+                       "type: unknown message type '" + type +
+                           "'; expected session.config, input.text, input.flush or input.done",
+                       "type", "unknown_message_type");
+    }
+    b.refuse_unknown();
+    return m;
 }
 
 namespace {

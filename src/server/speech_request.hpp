@@ -34,6 +34,18 @@ struct SpeechRequest {
 
 SpeechRequest parse_speech_request(const std::string& body, const SpeechContext& context);
 
+// One client message of the WebSocket stream (docs/serving.md), checked like a POST body:
+// session.config carries the body's fields but input (the same parsing code), plus
+// audio_frames. Problems are ApiError(400) naming the field.
+struct StreamMessage {
+    enum class Type { config, text, flush, done };
+    Type type = Type::text;
+    std::string text;         // input.text
+    SpeechRequest config;     // session.config (text_layout "streaming")
+    bool json_audio = false;  // session.config "audio_frames": "json"
+};
+StreamMessage parse_stream_message(const std::string& message, const SpeechContext& context);
+
 // Standard base64 (RFC 4648, padding optional, no whitespace) of a data URL
 // ("data:audio/wav;base64,...") or plain; throws ApiError(400) naming `param`.
 std::string decode_base64(const std::string& text, const std::string& param);

@@ -34,6 +34,16 @@ class SpeechTicket {
     virtual void cancel() = 0;
 };
 
+// A job whose text arrives in pieces (the WebSocket endpoint): its audio equals that of the
+// whole text in text_layout "streaming", however it was cut. Errors of the text (invalid
+// UTF-8, none at all) end the job (on_done: failed).
+class TextStreamTicket : public SpeechTicket {
+  public:
+    virtual void push_text(const std::string& text) = 0;
+    virtual void flush_text() = 0;   // SpeechRequest::flush_text
+    virtual void finish_text() = 0;  // once; no push_text after it
+};
+
 struct SpeechServiceStats {
     size_t queued = 0;     // waiting for a slot
     size_t active = 0;     // being synthesized
@@ -52,6 +62,9 @@ class SpeechService {
     // a service thread, never inside submit().
     virtual std::shared_ptr<SpeechTicket> submit(SpeechJob job, AudioFn on_audio,
                                                  DoneFn on_done) = 0;
+    // Like submit, but job.text is only the beginning: the rest comes through the ticket.
+    virtual std::shared_ptr<TextStreamTicket> submit_text_stream(SpeechJob job, AudioFn on_audio,
+                                                                 DoneFn on_done) = 0;
     virtual SpeechServiceStats stats() const = 0;
     // Refuses new jobs, lets running and queued ones finish for up to `grace`, cancels the
     // rest, and returns when every on_done has run.

@@ -2,8 +2,12 @@
 // voice description (VoiceDesign), press speak, and hear the audio as it streams: raw 24 kHz
 // PCM read from the fetch body and scheduled on Web Audio chunk by chunk. It also makes a
 // voice from an uploaded clip and shows time to first audio and the real-time factor.
+// "Stream as I type" speaks the text while it is written, through the WebSocket endpoint
+// (speech_stream_endpoint.cpp): each addition at the end goes out as input.text, a pause after
+// a sentence's end as input.flush, and Finish sends input.done.
 // Everything is inline: no CDN, no build step. Link parameters fill the form and may start it:
-// /?text=Hello&voice=ryan&language=english&max_frames=50&speak=1 (the page test uses them).
+// /?text=Hello&voice=ryan&language=english&max_frames=50&speak=1 (the page test uses them;
+// live=1 ticks "stream as I type").
 #include "server/server_app.hpp"
 
 namespace qwen3tts::server {
@@ -29,6 +33,7 @@ textarea{height:7em}button{padding:.4em 1.2em}#stats,#vstatus{font-family:monosp
 <label id="voiceRow">Voice <select id="voice"></select></label>
 <label id="instrRow">Instruction <input type="text" id="instructions" placeholder="e.g. speak slowly and warmly"></label>
 <label>Language <select id="language"></select></label>
+<label><input type="checkbox" id="live"> Stream as I type: the audio starts while you write (only text added at the end is spoken; Finish ends it)</label>
 <button id="speak">Speak</button> <button id="stop" disabled>Stop</button>
 <div id="stats"></div>
 </fieldset>
@@ -45,7 +50,7 @@ textarea{height:7em}button{padding:.4em 1.2em}#stats,#vstatus{font-family:monosp
 const $ = id => document.getElementById(id);
 const SR = 24000;
 const params = new URLSearchParams(location.search);
-let info = null, ctx = null, abort = null;
+let info = null, ctx = null, abort = null, live = null;
 if (params.get("text")) $("text").value = params.get("text");
 $("key").value = localStorage.getItem("qwen3tts-key") || "";
 $("key").onchange = () => localStorage.setItem("qwen3tts-key", $("key").value);
@@ -79,19 +84,87 @@ async function init() {
     if (params.get(k)) $(sel).value = params.get(k);
   if (params.get("speak") === "1") speak();
 }
-async function speak() {
-  if (!ctx) ctx = new AudioContext({sampleRate: SR});
-  await ctx.resume();
-  const body = {model: info.id, input: $("text").value, response_format: "pcm",
-                stream_format: "audio", language: $("language").value};
+// The request's fields but the text (shared by POST and the WebSocket's session.config).
+function fields() {
+  const body = {response_format: "pcm", language: $("language").value};
   if (info.type === "custom_voice") body.voice = $("speaker").value;
   if (info.type === "base") body.voice = $("voice").value;
   if (info.takes_instruction && $("instructions").value) body.instructions = $("instructions").value;
   if (params.get("max_frames")) body.max_frames = Number(params.get("max_frames"));
+  return body;
+}
+// Schedules 16-bit pcm right after what is already queued; returns its sample count.
+function play(p, bytes) {
+  const n = bytes.length / 2;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  const buf = ctx.createBuffer(1, n, SR), ch = buf.getChannelData(0);
+  for (let i = 0; i < n; i++) ch[i] = view.getInt16(2 * i, true) / 32768;
+  const src = ctx.createBufferSource(); src.buffer = buf; src.connect(ctx.destination);
+  p.next = Math.max(p.next, ctx.currentTime); src.start(p.next); p.next += n / SR;
+  return n;
+}
+async function liveStart() {
+  if (!ctx) ctx = new AudioContext({sampleRate: SR});
+  const key = $("key").value;
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host +
+                           "/v1/audio/speech/stream", key ? ["bearer." + key] : []);
+  ws.binaryType = "arraybuffer";
+  const l = live = {ws, sent: "", queue: [], t0: performance.now(), first: 0, samples: 0, next: ctx.currentTime + 0.05};
+  $("stop").disabled = false;
+  $("stats").textContent = "streaming…";
+  ws.onopen = () => {
+    ws.send(JSON.stringify(Object.assign({type: "session.config"}, fields())));
+    for (const m of l.queue) ws.send(m);
+    l.queue = null;
+  };
+  ws.onmessage = (e) => {
+    if (typeof e.data !== "string") {
+      if (!l.first) l.first = performance.now() - l.t0;
+      l.samples += play(l, new Uint8Array(e.data));
+      document.body.dataset.liveSamples = l.samples;
+      $("stats").textContent = "time to first audio " + l.first.toFixed(0) + " ms, " + (l.samples / SR).toFixed(2) + " s of audio";
+      return;
+    }
+    const m = JSON.parse(e.data);
+    if (m.type === "error") {
+      $("stats").innerHTML = '<span class="err"></span>';
+      $("stats").firstChild.textContent = m.error.message;
+    }
+    if (m.type === "speech.audio.done") document.body.dataset.samples = l.samples;
+  };
+  ws.onclose = () => { if (live === l) live = null; $("stop").disabled = true; };
+  await ctx.resume();
+}
+function liveSend(m) {
+  const text = JSON.stringify(m);
+  if (live.queue) live.queue.push(text); else live.ws.send(text);
+}
+function liveTyped() {
+  if (!live) liveStart();
+  if (live.done) return;  // finished: the audio is still coming
+  const text = $("text").value;
+  if (!text.startsWith(live.sent)) return;  // an edit before the end: not spoken
+  if (text.length > live.sent.length) liveSend({type: "input.text", text: text.slice(live.sent.length)});
+  live.sent = text;
+  clearTimeout(live.pause);
+  // A pause after a sentence's end: speak its last word now (input.flush).
+  if (/[.!?\u3002\uff01\uff1f]["')\]]?$/.test(text)) live.pause = setTimeout(() => live && liveSend({type: "input.flush"}), 600);
+}
+async function speak() {
+  if ($("live").checked) {
+    liveTyped();
+    if (!live.done) liveSend({type: "input.done"});
+    live.done = true;
+    return;
+  }
+  if (!ctx) ctx = new AudioContext({sampleRate: SR});
+  await ctx.resume();
+  const body = Object.assign({model: info.id, input: $("text").value, stream_format: "audio"}, fields());
   abort = new AbortController();
   $("speak").disabled = true; $("stop").disabled = false;
   const t0 = performance.now();
-  let first = 0, samples = 0, next = ctx.currentTime + 0.05, carry = null;
+  const p = {next: ctx.currentTime + 0.05};
+  let first = 0, samples = 0, carry = null;
   $("stats").textContent = "waiting for audio…";
   try {
     const r = await fetch("/v1/audio/speech", {method: "POST", body: JSON.stringify(body),
@@ -104,15 +177,9 @@ async function speak() {
       let bytes = value;
       if (carry) { bytes = new Uint8Array(carry.length + value.length); bytes.set(carry); bytes.set(value, carry.length); carry = null; }
       if (bytes.length % 2) { carry = bytes.slice(bytes.length - 1); bytes = bytes.slice(0, bytes.length - 1); }
-      const n = bytes.length / 2;
-      if (!n) continue;
+      if (!bytes.length) continue;
       if (!first) first = performance.now() - t0;
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-      const buf = ctx.createBuffer(1, n, SR), ch = buf.getChannelData(0);
-      for (let i = 0; i < n; i++) ch[i] = view.getInt16(2 * i, true) / 32768;
-      const src = ctx.createBufferSource(); src.buffer = buf; src.connect(ctx.destination);
-      next = Math.max(next, ctx.currentTime); src.start(next); next += n / SR;
-      samples += n;
+      samples += play(p, bytes);
       $("stats").textContent = "time to first audio " + first.toFixed(0) + " ms, " + (samples / SR).toFixed(2) + " s of audio";
     }
     const total = (performance.now() - t0) / 1000, secs = samples / SR;
@@ -137,7 +204,12 @@ async function makeVoice() {
   if (r.ok) await loadVoices();
 }
 $("speak").onclick = speak;
-$("stop").onclick = () => abort && abort.abort();
+$("stop").onclick = () => { if (live) live.ws.close(); else if (abort) abort.abort(); };
+$("live").checked = params.get("live") === "1";
+const liveLabel = () => { $("speak").textContent = $("live").checked ? "Finish" : "Speak"; };
+$("live").onchange = () => { liveLabel(); if (!$("live").checked && live) live.ws.close(); };
+$("text").oninput = () => { if ($("live").checked && info) liveTyped(); };
+liveLabel();
 $("vmake").onclick = makeVoice;
 init();
 </script></body></html>

@@ -55,6 +55,14 @@ void IncrementalTokenizer::push(std::string_view chunk) {
     broken_ = false;
 }
 
+void IncrementalTokenizer::flush() {
+    require_usable();
+    broken_ = true;
+    scan_added_tokens(/*at_end=*/true);
+    end_run();
+    broken_ = false;
+}
+
 void IncrementalTokenizer::finish() {
     require_usable();
     broken_ = true;

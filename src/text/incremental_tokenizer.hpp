@@ -91,6 +91,14 @@ class IncrementalTokenizer {
     // Error(invalid_argument) for invalid UTF-8 (byte offset in the whole pushed text), for more
     // than Tokenizer::encode's input limit, and after finish().
     void push(std::string_view utf8_chunk);
+    // Commits everything pushed so far as if the text ended here (without the suffix): a hard
+    // cut, for a writer that pauses and wants its last word spoken now. The text after it is
+    // tokenised on its own, so with flushes after T1, T2, ... the ids are
+    // encode(prefix + T1) ++ encode(T2) ++ ... ++ encode(Tn + suffix) — the whole text's ids
+    // when each cut is where a piece ends anyway (after ". " for example), else ids that
+    // differ around the cut ("Hel" | "lo" is two words). Characters cut by a push stay
+    // pending (they belong to the next part).
+    void flush();
     // Ends the text: appends the suffix and commits everything. Throws for a character cut at
     // the end of the text (the error of check_utf8 on the whole text) and when called twice.
     void finish();

@@ -85,7 +85,7 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
         {"serve",
          {"model", "pretokenizer", "quant", "no-mmap", "host", "port", "api-key", "max-batch",
           "max-queue", "voices-dir", "max-input-chars", "max-body-mb", "max-body-memory-mb",
-          "shutdown-grace", "threads"}},
+          "stream-idle-timeout", "shutdown-grace", "threads"}},
         {"help", {}},
     };
 }();

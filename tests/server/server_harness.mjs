@@ -2,8 +2,8 @@
 // Environment (set by tests/CMakeLists.txt): QWEN3TTS_CLI (the binary under test: the build
 // tree's own, so a sanitizer tree's tests run its sanitized server), QWEN3TTS_TEST_DATA,
 // QWEN3TTS_TEST_TMP, QWEN3TTS_NODE_MODULES (where scripts/install-deps.sh put the pinned `openai`
-// package). QWEN3TTS_SERVER_CLI, when set, is used instead of QWEN3TTS_CLI: the tests of one tree
-// against another tree's binary (ctest passes it through).
+// and `ws` packages). QWEN3TTS_SERVER_CLI, when set, is used instead of QWEN3TTS_CLI: the tests
+// of one tree against another tree's binary (ctest passes it through).
 import { spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -23,6 +23,17 @@ export function openaiClass() {
     return require("openai").OpenAI;
   } catch (e) {
     throw new Error(`the openai npm package is not in ${dir}: run scripts/install-deps.sh (${e.message})`);
+  }
+}
+
+// The `ws` WebSocket client, from the same folder.
+export function wsClass() {
+  const dir = process.env.QWEN3TTS_NODE_MODULES;
+  const require = createRequire(path.join(dir || "/nonexistent", "package.json"));
+  try {
+    return require("ws");
+  } catch (e) {
+    throw new Error(`the ws npm package is not in ${dir}: run scripts/install-deps.sh (${e.message})`);
   }
 }
 
@@ -70,8 +81,8 @@ export class Server {
                            body: typeof body === "string" ? body : JSON.stringify(body) });
   }
 
-  async metric(name) {
-    const text = await (await this.fetch("/metrics")).text();
+  async metric(name, headers = {}) {
+    const text = await (await this.fetch("/metrics", { headers })).text();
     const line = text.split("\n").find((l) => l.startsWith(name + " ") || l.startsWith(name + "{"));
     return line === undefined ? undefined : Number(line.split(" ").pop());
   }

@@ -78,3 +78,45 @@ test("the page speaks: Web Audio receives the streamed audio; screenshot kept", 
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
   }
 });
+
+test("stream as I type: the page speaks the text while it is typed, over the WebSocket", async () => {
+  const server = await Server.start("tiny-custom_voice");
+  const browser = new Browser();
+  try {
+    const { targetId } = await browser.send("Target.createTarget", { url: "about:blank" });
+    const { sessionId } = await browser.send("Target.attachToTarget", { targetId, flatten: true });
+    const evaluate = async (expression) =>
+      (await browser.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
+    await browser.send("Page.enable", {}, sessionId);
+    await browser.send("Page.navigate", { url: server.url + "/?voice=ryan&max_frames=25&live=1" }, sessionId);
+    const waitFor = async (expression) => {
+      let v = "";
+      for (let i = 0; i < 600 && !v; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        v = await evaluate(expression).catch(() => "");
+      }
+      return v;
+    };
+    assert.ok(await waitFor("document.getElementById('speaker').options.length > 0 ? 'yes' : ''"));
+    assert.equal(await evaluate("document.getElementById('speak').textContent"), "Finish");
+    // Typing: the text grows a few characters at a time, each step an input event.
+    await browser.send("Runtime.evaluate", { awaitPromise: true, expression: `(async () => {
+      const t = document.getElementById('text');
+      t.value = '';
+      for (const piece of ['Hel', 'lo, this ', 'is typed ', 'as we go. ', 'And more']) {
+        t.value += piece;
+        t.dispatchEvent(new Event('input'));
+        await new Promise((r) => setTimeout(r, 30));
+      }
+    })()` }, sessionId);
+    // Audio comes while the text is still open (no Finish yet).
+    assert.ok(Number(await waitFor("document.body.dataset.liveSamples || ''")) > 0, "no audio before Finish");
+    assert.equal(await evaluate("document.body.dataset.samples || ''"), "");
+    await evaluate("document.getElementById('speak').click()");
+    assert.equal(Number(await waitFor("document.body.dataset.samples || ''")), 25 * 1920,
+                 "every sample of 25 frames reached the player");
+  } finally {
+    await browser.close();
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  }
+});

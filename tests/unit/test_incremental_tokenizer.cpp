@@ -154,6 +154,73 @@ INSTANTIATE_TEST_SUITE_P(incremental_tokenizer, IncrementalTokenizerChunkings,
                                                               PretokenizerRegex::mistral_fixed),
                                             ::testing::Bool()));
 
+// flush() cuts the text hard: the ids are those of each part encoded on its own (the template's
+// prefix with the first part, its suffix with the last), for random cuts in every text, and
+// everything pushed is committed at once.
+TEST(incremental_tokenizer, FlushEncodesEachPartOnItsOwn) {
+    const Tokenizer& tok = tokenizer(PretokenizerRegex::qwen2);
+    std::mt19937 rng(1203);
+    int runs = 0;
+    for (const std::string& text : texts()) {
+        if (text.size() > 4096) continue;
+        for (int v = 0; v < 8; ++v) {
+            // Parts cut at characters (a cut inside one leaves it pending: tested below).
+            std::vector<std::string> parts(1);
+            std::uniform_int_distribution<int> cut(0, 5);
+            for (size_t i = 0; i < text.size();) {
+                size_t n = 1;
+                while (i + n < text.size() &&
+                       (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80)
+                    ++n;
+                parts.back() += text.substr(i, n);
+                i += n;
+                if (cut(rng) == 0) parts.emplace_back();
+            }
+            std::vector<int32_t> expected;
+            IncrementalTokenizer inc(tok, "the text to speak", kPrefix, kSuffix);
+            for (size_t k = 0; k < parts.size(); ++k) {
+                const std::string whole = (k == 0 ? std::string(kPrefix) : "") + parts[k] +
+                                          (k + 1 == parts.size() ? std::string(kSuffix) : "");
+                const std::vector<int32_t> ids = tok.encode(whole);
+                expected.insert(expected.end(), ids.begin(), ids.end());
+                inc.push(parts[k]);
+                if (k + 1 == parts.size()) {
+                    inc.finish();
+                } else {
+                    inc.flush();
+                    ASSERT_EQ(inc.ids(), expected) << "\"" << text << "\" after part " << k;
+                }
+            }
+            ASSERT_EQ(inc.ids(), expected) << "\"" << text << "\"";
+            ++runs;
+        }
+    }
+    EXPECT_GT(runs, 500);
+
+    // Where a piece ends anyway, a flush changes nothing; inside a word it splits the word.
+    IncrementalTokenizer a(tok);
+    a.push("Hello world.");
+    a.flush();
+    a.push(" Next");
+    a.finish();
+    EXPECT_EQ(a.ids(), tok.encode("Hello world. Next"));
+    IncrementalTokenizer b(tok);
+    b.push("Hel");
+    EXPECT_TRUE(b.ids().empty());
+    b.flush();
+    EXPECT_EQ(b.ids(), tok.encode("Hel"));
+    // A character cut by a push stays pending through a flush.
+    IncrementalTokenizer c(tok);
+    c.push("caf\xC3");
+    c.flush();
+    EXPECT_EQ(c.ids(), tok.encode("caf"));
+    c.push("\xA9!");
+    c.finish();
+    std::vector<int32_t> want = tok.encode("caf");
+    for (int32_t id : tok.encode("\xC3\xA9!")) want.push_back(id);
+    EXPECT_EQ(c.ids(), want);
+}
+
 // Commits as early as the rules allow: a piece as soon as the character that ends it arrives.
 TEST(incremental_tokenizer, CommitsEachPieceWhenTheNextCharacterEndsIt) {
     const Tokenizer& tok = tokenizer(PretokenizerRegex::qwen2);

@@ -174,6 +174,9 @@ const OptionSpec kMaxBodyMb{"max-body-mb", "server", "N",
                             "largest request body in MiB (413 beyond)", "32"};
 const OptionSpec kMaxBodyMemoryMb{"max-body-memory-mb", "server", "N",
                                   "request bodies in memory at once, in MiB (503 beyond)", "256"};
+const OptionSpec kStreamIdleTimeout{"stream-idle-timeout", "server", "SECONDS",
+                                    "WebSocket streams: longest client silence before input.done",
+                                    "30"};
 const OptionSpec kShutdownGrace{"shutdown-grace", "server", "SECONDS",
                                 "on SIGTERM, time the running requests get to finish", "10"};
 
@@ -287,8 +290,8 @@ const std::vector<CommandSpec>& commands() {
          "",
          false,
          {&kModel, &kPretokenizer, &kQuant, &kNoMmap, &kHost, &kPort, &kApiKey, &kServeMaxBatch,
-          &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kMaxBodyMb, &kMaxBodyMemoryMb, &kShutdownGrace,
-          &kThreads},
+          &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kMaxBodyMb, &kMaxBodyMemoryMb,
+          &kStreamIdleTimeout, &kShutdownGrace, &kThreads},
          cmd_serve,
          "Endpoints, request fields and deployment: docs/serving.md. Logs (one line per\n"
          "request) go to stderr. SIGINT/SIGTERM: running requests finish, then exit 0."},
