@@ -37,22 +37,6 @@ TEST(HugeBuffer, SizesAlignmentAndMoves) {
     EXPECT_EQ(big.data(), nullptr);
 }
 
-// Huge pages back the buffer's whole 2 MiB pages only: the memory past its end in its last
-// 2 MiB page is not made resident by writing the buffer (a 3 MiB matrix took 4 MiB).
-TEST(HugeBuffer, NothingPastTheEndIsResident) {
-    const size_t page = 4096, bytes = (size_t(3) << 20) + 100;
-    HugeBuffer<uint8_t> buffer(bytes);
-    for (size_t i = 0; i < bytes; ++i) buffer[i] = uint8_t(i);
-    const size_t end = (bytes + page - 1) / page * page, huge_end = size_t(4) << 20;
-    for (size_t at = end; at < huge_end; at += page) {
-        unsigned char resident = 0;
-        // Unmapped (ENOMEM) is not resident either.
-        if (mincore(buffer.data() + at, page, &resident) == 0) {
-            ASSERT_EQ(resident & 1, 0) << "page at " << at << " of a " << bytes << "-byte buffer";
-        }
-    }
-}
-
 TEST(HugeBuffer, PopulateForWriteFaultsInTheWholePagesOfItsRange) {
     const size_t page = 4096, pages = 16;
     void* map =
