@@ -20,7 +20,10 @@ void* huge_buffer_allocate(size_t bytes) {
     // faults (a 3 MiB q8 matrix took 4 MiB).
     const bool huge = bytes >= kHugePage;
     const size_t rounded = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(huge ? kHugePage : 64, rounded);
+    // posix_memalign, not aligned_alloc: the size need not be a multiple of the alignment (a
+    // whole number of huge pages would make the tail resident for nothing).
+    void* p = nullptr;
+    if (::posix_memalign(&p, huge ? kHugePage : 64, rounded) != 0) p = nullptr;
     if (!p) throw Error(ErrorCode::internal, "out of memory (" + std::to_string(bytes) + " bytes)");
     // Advice only: without transparent huge pages the buffer still works, with 4 KiB pages.
     if (huge) ::madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
