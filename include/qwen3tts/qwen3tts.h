@@ -70,7 +70,7 @@ QWEN3TTS_API void qwen3tts_free(void* p);
 typedef struct qwen3tts_load_options {
     size_t struct_size;
     const char* pretokenizer; /* NULL = the library default ("qwen2"), or "mistral_fixed" */
-    int mmap;                 /* 1 (default): map the checkpoint; 0: read it into memory */
+    int mmap; /* 1 (default): map the file, per-frame weights copied at load; 0: read it all */
     /* Talker and code-predictor weights: NULL = "bf16" (as stored, exact), "q8", "q4" (quantized
      * at load), or "talker=q4,predictor=q8" (docs/quantization.md). */
     const char* quant;

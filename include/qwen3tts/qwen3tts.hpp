@@ -52,9 +52,11 @@ struct LoadOptions {
     // transformers 4.57.3 swaps in for a local directory; for parity with such a run only).
     // See docs/tokenizer.md.
     std::string pretokenizer = "qwen2";
-    // true: memory-map the checkpoint (instant start, page cache shared between processes);
-    // false: read the talker/predictor weights into private memory (slower start; faster
-    // decoding where the page cache is slow to stream, see docs/benchmarks.md).
+    // true: memory-map the checkpoint; the weights that every frame reads (the talker's and
+    // code predictor's layers and heads, ~1 GB for the 0.6B in bf16) are copied into private
+    // huge-page memory at load, which streams 2-2.5x faster than a mapping's 4 KiB pages on
+    // VMs (docs/benchmarks.md); the rest (embeddings: only the rows used are read) stays mapped.
+    // false: read the whole checkpoint into private memory (slower start, more memory).
     bool mmap = true;
     // Weights of the talker and code-predictor decoder layers: "bf16" (as stored in the
     // checkpoint, exact: the default), "q8" or "q4" (quantized at load, blocks of 32 with f16

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "model/talker.hpp"
+#include "nn/linear_loading.hpp"
 
 namespace qwen3tts {
 
@@ -29,8 +30,7 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
                          {vocab_, talker_hidden_}));
         const TensorView& head =
             w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_});
-        heads_.emplace_back(head, head_quant, pool);
-        if (head_quant) w.release_pages(head);
+        heads_.push_back(load_linear(w, head, head_quant, pool));
     }
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "nn/linear_loading.hpp"
 
 namespace qwen3tts {
 
@@ -31,8 +32,7 @@ Talker::Talker(const WeightMap& w, const TalkerConfig& c, std::optional<backend:
     fc2_bias_ = w.get_float("talker.text_projection.linear_fc2.bias", {h}).to_f32();
     codec_embedding_ = &w.get_float("talker.model.codec_embedding.weight", {c.vocab_size, h});
     const TensorView& head = w.get_float("talker.codec_head.weight", {c.vocab_size, h});
-    codec_head_ = backend::LinearWeights(head, head_quant, pool);
-    if (head_quant) w.release_pages(head);
+    codec_head_ = load_linear(w, head, head_quant, pool);
 }
 
 void Talker::embed_text(const backend::ExecContext& ctx, const int32_t* ids, int64_t n,

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "nn/linear_loading.hpp"
 
 namespace qwen3tts {
 
@@ -29,12 +30,7 @@ DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
                            ThreadPool* pool)
     : shape_(s), rope_(s.rope_theta, s.head_dim) {
     auto projection = [&](const std::string& name, std::vector<int64_t> shape) {
-        const TensorView& stored = w.get_float(name, shape);
-        backend::LinearWeights weights(stored, quant, pool);
-        // Only the quantized copy is read from now on: the checkpoint's bytes need not stay
-        // in this process's memory beside it.
-        if (quant) w.release_pages(stored);
-        return weights;
+        return load_linear(w, w.get_float(name, shape), quant, pool);
     };
     const int64_t d = s.d_model, qd = s.n_head * s.head_dim, kvd = s.n_head_kv * s.head_dim;
     for (int64_t il = 0; il < s.n_layer; ++il) {

@@ -324,11 +324,16 @@ size_t WeightMap::total_bytes() const {
     return n;
 }
 
-void SafetensorsFile::release_pages(const TensorView& t) const {
-    if (mode_ != LoadMode::mmap || !map_) return;
+bool SafetensorsFile::is_mapped(const TensorView& t) const {
+    if (mode_ != LoadMode::mmap || !map_) return false;
     const auto begin = reinterpret_cast<uintptr_t>(t.data), end = begin + t.nbytes();
     const auto map_begin = reinterpret_cast<uintptr_t>(map_), map_end = map_begin + size_;
-    if (begin < map_begin || end > map_end) return;  // another file, or an aligned copy
+    return begin >= map_begin && end <= map_end;  // else another file, or an aligned copy
+}
+
+void SafetensorsFile::release_pages(const TensorView& t) const {
+    if (!is_mapped(t)) return;
+    const auto begin = reinterpret_cast<uintptr_t>(t.data), end = begin + t.nbytes();
     const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
     const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
     if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
@@ -336,6 +341,12 @@ void SafetensorsFile::release_pages(const TensorView& t) const {
 
 void WeightMap::release_pages(const TensorView& t) const {
     for (const auto& f : files_) f->release_pages(t);
+}
+
+bool WeightMap::is_mapped(const TensorView& t) const {
+    for (const auto& f : files_)
+        if (f->is_mapped(t)) return true;
+    return false;
 }
 
 }  // namespace qwen3tts

@@ -38,6 +38,8 @@ class SafetensorsFile {
     // exist nowhere else, and for a tensor of another file. Reading `t` afterwards is still
     // valid for a mapping (the pages fault back in).
     void release_pages(const TensorView& t) const;
+    // Whether `t` lies in this file's memory mapping (LoadMode::mmap).
+    bool is_mapped(const TensorView& t) const;
 
   private:
     // Headers of real checkpoints are well under 1 MiB; the limit bounds the JSON parse.
@@ -76,6 +78,8 @@ class WeightMap {
     size_t total_bytes() const;
     // SafetensorsFile::release_pages on the file holding `t`.
     void release_pages(const TensorView& t) const;
+    // Whether `t` is read through a memory mapping of its file (LoadMode::mmap).
+    bool is_mapped(const TensorView& t) const;
 
   private:
     std::string source_;

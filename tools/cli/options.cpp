@@ -27,9 +27,7 @@ const OptionSpec kPretokenizer{"pretokenizer", "model", "NAME",
 const OptionSpec kQuant{"quant", "model", "SPEC",
                         "bf16 (as stored, exact), q8, q4, or talker=F,predictor=F",
                         LoadOptions().quant};
-const OptionSpec kNoMmap{"no-mmap", "model", "",
-                         "read the weights into private memory instead of mapping them",
-                         "memory-mapped"};
+const OptionSpec kNoMmap{"no-mmap", "model", "", "read the whole checkpoint into memory", "mapped"};
 
 // ---- text ----
 const OptionSpec kText{"text",     "text", "TEXT", "text to speak; - reads standard input",
