@@ -71,10 +71,9 @@ void check_components(const ModelConfig& c, const Tokenizer& tok) {
 TtsModel::TtsModel(ModelConfig config, WeightMap weights, std::future<Tokenizer> tokenizer,
                    const QuantPlan& quant)
     : config_(std::move(config)), quant_(quant), weights_(std::move(weights)) {
-    // Quantizing reads every projection weight once: on all cores, while the tokenizer loads on
-    // a thread of its own.
-    const bool any = quant.talker || quant.predictor || quant.talker_head || quant.predictor_heads;
-    ThreadPool pool(any ? resolve_thread_count(0, "threads") : 1);
+    // Quantizing, or copying from the mapping, reads every projection weight once: on all
+    // cores, while the tokenizer loads on a thread of its own.
+    ThreadPool pool(resolve_thread_count(0, "threads"));
     try {
         talker_ = std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool,
                                            quant.talker_head);
