@@ -1,9 +1,11 @@
 #include "support/test_support.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
 #include "qwen3tts/error.hpp"
@@ -71,6 +73,13 @@ CommandResult run_shell(const std::string& command) {
 
 CommandResult run_cli(const std::string& args) {
     return run_shell(shell_quote(QWEN3TTS_CLI) + " " + args);
+}
+
+size_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    size_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * size_t(::sysconf(_SC_PAGESIZE));
 }
 
 std::string error_of(const std::function<void()>& f) {

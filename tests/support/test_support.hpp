@@ -2,6 +2,7 @@
 // comparison and running the CLI as a user would.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -37,5 +38,8 @@ std::string shell_quote(const std::string& s);
 
 // The message of the qwen3tts::Error that f throws, or "(no error)" when it throws none.
 std::string error_of(const std::function<void()>& f);
+
+// Resident memory of this process in bytes (/proc/self/statm, second field).
+size_t resident_bytes();
 
 }  // namespace qwen3tts::testing

@@ -2,10 +2,8 @@
 // (huge pages; the decoding loop streams it every frame), byte for byte, without faulting
 // the mapping's pages in; a tensor of a private (LoadMode::copy) checkpoint is used in place.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 
 #include "core/dtype.hpp"
 #include "core/thread_pool.hpp"
@@ -17,12 +15,7 @@
 namespace qwen3tts {
 namespace {
 
-size_t resident_bytes() {
-    std::ifstream statm("/proc/self/statm");
-    size_t size = 0, resident = 0;
-    statm >> size >> resident;
-    return resident * size_t(::sysconf(_SC_PAGESIZE));
-}
+using testing::resident_bytes;
 
 // 2-D bf16 weights of rows × 1024 with distinct values; rows chosen so the size is not a
 // whole number of the copy's 2 MiB pieces.

@@ -276,13 +276,7 @@ TEST(Safetensors, TensorNamesOfTheRealCheckpointAreReadVerbatim) {
 namespace qwen3tts {
 namespace {
 
-// Resident pages of this process (/proc/self/statm, second field), in bytes.
-size_t resident_bytes() {
-    std::ifstream statm("/proc/self/statm");
-    size_t size = 0, resident = 0;
-    statm >> size >> resident;
-    return resident * size_t(::sysconf(_SC_PAGESIZE));
-}
+using testing::resident_bytes;
 
 TEST(SafetensorsReleasePages, AMappedTensorsPagesLeaveRssAndFaultBackIn) {
     const std::string path = testing::tmp_dir() + "/release_pages.safetensors";
