@@ -117,12 +117,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: %s <model dir> [--frames N] [--threads T] [--runs R] [--packet P] "
                      "[--stream 0|1] [--chunk F] [--conv-chunk F] [--isa avx512|avx2|generic] "
-                     "[--peak GFLOPS]\n",
+                     "[--peak GFLOPS] [--batch B]\n",
                      argv[0]);
         return 2;
     }
     std::string dir = argv[1];
     int frames = 125, threads = 2, runs = 5, packet = 4, chunk = 32, conv_chunk = 4, streaming = 1;
+    int batch = 0;
     double peak = 0, peak_cpu = 0;
     std::string isa;
     for (int i = 2; i + 1 < argc; i += 2) {
@@ -146,6 +147,8 @@ int main(int argc, char** argv) {
             streaming = std::atoi(v);
         else if (k == "--peak")
             peak = std::atof(v);
+        else if (k == "--batch")
+            batch = std::atoi(v);
         else {
             std::fprintf(stderr, "unknown option %s\n", k.c_str());
             return 2;
@@ -277,6 +280,45 @@ int main(int argc, char** argv) {
             bench(label, std::max(packet, 1), packet);
             bench("stream 1-frame packets", 1, 1);
             bench("stream growing packets", std::max(packet, 1), 0);
+        }
+        if (batch > 0) {
+            // `batch` streams in packets of `packet` frames, as a server decodes its requests:
+            // one stream after the other, or all of them at once (CodecStream::decode_batch),
+            // alternating runs. Reported per second of audio of one stream.
+            std::vector<std::unique_ptr<CodecStream>> streams;
+            std::vector<CodecStream*> ptr;
+            for (int b = 0; b < batch; ++b) {
+                streams.push_back(dec->new_stream(ctx, std::max(packet, 1), conv_chunk));
+                ptr.push_back(streams.back().get());
+            }
+            std::vector<std::vector<float>> out(size_t(batch), wav);
+            std::vector<double> t_one, t_all;
+            for (int r = 0; r < runs + 1; ++r)
+                for (const bool together : {false, true}) {
+                    for (auto& st : streams) st->reset();
+                    const double s = now_s();
+                    for (int f = 0; f < frames; f += packet) {
+                        const int64_t n = std::min(packet, frames - f);
+                        const int64_t* c = codes.data() + size_t(f) * ncb;
+                        std::vector<const int64_t*> in(size_t(batch), c);
+                        std::vector<int64_t> nf(size_t(batch), n);
+                        std::vector<float*> o;
+                        for (auto& w : out)
+                            o.push_back(w.data() + size_t(f) * dec->samples_per_frame());
+                        if (together)
+                            CodecStream::decode_batch(ptr.data(), in.data(), nf.data(), o.data(),
+                                                      batch);
+                        else
+                            for (int b = 0; b < batch; ++b)
+                                ptr[size_t(b)]->decode_frames(c, n, o[size_t(b)]);
+                    }
+                    if (r > 0) (together ? t_all : t_one).push_back(now_s() - s);
+                }
+            const double one = median(t_one) / batch, all = median(t_all) / batch;
+            std::printf(
+                "  %d streams, %d-frame packets: one by one %.1f ms per s of audio per stream, "
+                "batched %.1f (%.2fx), N=%d\n",
+                batch, packet, 1e3 * one / audio_s, 1e3 * all / audio_s, one / all, runs);
         }
     } catch (const Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

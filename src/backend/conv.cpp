@@ -31,6 +31,17 @@ void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_
         cpu::conv1d_gemm(w, x, ldx, n_rows, y, ldy, accumulate, ctx.pool);
 }
 
+void conv1d_parts(const ExecContext& ctx, const ConvWeights& w, const ConvRows* parts, int n_parts,
+                  bool accumulate) {
+    if (ctx.kernels == KernelSet::reference) {
+        for (int s = 0; s < n_parts; ++s)
+            ref::conv1d_prepared(w, parts[s].x, parts[s].ldx, parts[s].n_rows, parts[s].y,
+                                 parts[s].ldy, accumulate);
+    } else {
+        cpu::conv1d_gemm_parts(w, parts, n_parts, accumulate, ctx.pool);
+    }
+}
+
 void clamp(const float* x, int64_t n, float lo, float hi, float* y) {
     cpu::clamp(x, n, lo, hi, y);
 }

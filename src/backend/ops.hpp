@@ -81,6 +81,11 @@ ConvWeights prepare_conv_transpose1d(const float* w, int c_in, int c_out, int ke
 // current row). x and y must not overlap.
 void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_t ldx,
             int64_t n_rows, float* y, int64_t ldy, bool accumulate);
+// The same weights on several independent inputs (the codec streams of a batch), each
+// weight read once for all of them; every part's result equals its own conv1d call.
+using ConvRows = cpu::ConvRows;
+void conv1d_parts(const ExecContext& ctx, const ConvWeights& w, const ConvRows* parts, int n_parts,
+                  bool accumulate);
 
 // ---- Normalisation -------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 #include "model/codec_decoder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 
@@ -314,87 +315,224 @@ std::vector<float> CodecStream::decode_frames(const int64_t* codes, int64_t n_fr
 }
 
 void CodecStream::decode_frames(const int64_t* codes, int64_t n_frames, float* out) {
-    dec_.validate_codes(codes, n_frames);
-    const int ncb = dec_.cfg_.n_codebook;
-    const int64_t spf = dec_.samples_per_frame();
-    for (int64_t done = 0; done < n_frames;) {
-        const int64_t m = std::min<int64_t>(max_chunk_, n_frames - done);
-        step(codes + done * ncb, m, out + done * spf);
-        done += m;
+    CodecStream* self = this;
+    decode_batch(&self, &codes, &n_frames, &out, 1);
+}
+
+void CodecStream::decode_batch(CodecStream* const* streams, const int64_t* const* codes,
+                               const int64_t* n_frames, float* const* out, int n_streams) {
+    if (n_streams <= 0) return;
+    const CodecDecoder& d = streams[0]->dec_;
+    for (int s = 0; s < n_streams; ++s) {
+        const CodecStream& a = *streams[s];
+        if (&a.dec_ != &d || a.ctx_.pool != streams[0]->ctx_.pool ||
+            a.ctx_.kernels != streams[0]->ctx_.kernels)
+            throw Error(ErrorCode::invalid_argument,
+                        "codec decode_batch: stream " + std::to_string(s) +
+                            " belongs to another decoder or execution context");
+        for (int t = 0; t < s; ++t)
+            if (streams[t] == streams[s])
+                throw Error(ErrorCode::invalid_argument,
+                            "codec decode_batch: stream " + std::to_string(s) + " is also stream " +
+                                std::to_string(t));
+    }
+    // Every stream's codes are checked before any state changes.
+    for (int s = 0; s < n_streams; ++s) {
+        try {
+            d.validate_codes(codes[s], n_frames[s]);
+        } catch (const Error& e) {
+            if (n_streams == 1) throw;
+            throw Error(e.code(), "codec stream " + std::to_string(s) + ": " + e.what());
+        }
+    }
+    const int ncb = d.cfg_.n_codebook;
+    const int64_t spf = d.samples_per_frame();
+    // Rounds: each stream with frames left decodes up to its max_chunk_frames of them.
+    std::array<CodecStream*, kMaxBatchParts> group;
+    std::array<const int64_t*, kMaxBatchParts> group_codes;
+    std::array<int64_t, kMaxBatchParts> group_n;
+    std::array<float*, kMaxBatchParts> group_out;
+    for (int s0 = 0; s0 < n_streams; s0 += kMaxBatchParts) {
+        const int s1 = std::min(n_streams, s0 + kMaxBatchParts);
+        for (int64_t round = 0;; ++round) {
+            int g = 0;
+            for (int s = s0; s < s1; ++s) {
+                const int64_t done = round * streams[s]->max_chunk_;
+                if (done >= n_frames[s]) continue;
+                group[size_t(g)] = streams[s];
+                group_codes[size_t(g)] = codes[s] + done * ncb;
+                group_n[size_t(g)] = std::min<int64_t>(streams[s]->max_chunk_, n_frames[s] - done);
+                group_out[size_t(g)] = out[s] + done * spf;
+                ++g;
+            }
+            if (g == 0) break;
+            step_parts(group.data(), group_codes.data(), group_n.data(), group_out.data(), g);
+        }
     }
 }
 
-void CodecStream::step(const int64_t* codes, int64_t n, float* out) {
-    const CodecDecoder& d = dec_;
+// One step of up to max_chunk frames for each of `count` streams: the layers run one after the
+// other for all streams, each layer's weights read once for all of them (forward_parts).
+void CodecStream::step_parts(CodecStream* const* streams, const int64_t* const* codes,
+                             const int64_t* n, float* const* out, int count) {
+    const CodecDecoder& d = streams[0]->dec_;
+    const backend::ExecContext& ctx = streams[0]->ctx_;
     const CodecDecoderConfig& c = d.cfg_;
     const int cb = c.codebook_dim, L = c.latent_dim, H = c.hidden_size;
+    auto st = [&](int s) -> CodecStream& { return *streams[s]; };
+    std::array<CausalConvIo, kMaxBatchParts> conv;
+    std::array<backend::ConvRows, kMaxBatchParts> rows_io;
+    std::array<float*, kMaxBatchParts> scratch;
+    std::array<float*, kMaxBatchParts> x;  // each stream's current stage output
+    std::array<int64_t, kMaxBatchParts> rows;
+    auto emit_all = [&](const char* name, const int64_t* n_rows, int n_ch) {
+        for (int s = 0; s < count; ++s) st(s).emit(name, x[size_t(s)], n_rows[s], n_ch);
+    };
 
     // ref: Qwen3TTSTokenizerV2Decoder.forward
-    float* q = pre_in_.data() + kHead * cb;
-    d.quantizer_.dequantize(codes, n, q, cb, quant_scratch_.data(), ctx_);
-    emit("quantizer", q, n, cb);
-    d.pre_conv_.forward(q, cb, n, pre_conv_state_.data(), lat_.data(), L, false, ctx_);
-    emit("pre_conv", lat_.data(), n, L);
+    for (int s = 0; s < count; ++s) {
+        CodecStream& a = st(s);
+        x[size_t(s)] = a.pre_in_.data() + kHead * cb;
+        d.quantizer_.dequantize(codes[s], n[s], x[size_t(s)], cb, a.quant_scratch_.data(), ctx);
+        conv[size_t(s)] = {x[size_t(s)], cb, n[s], a.pre_conv_state_.data(), a.lat_.data(), L};
+    }
+    emit_all("quantizer", n, cb);
+    d.pre_conv_.forward_parts(conv.data(), count, false, ctx);
+    for (int s = 0; s < count; ++s) {
+        CodecStream& a = st(s);
+        x[size_t(s)] = a.lat_.data();
+        rows_io[size_t(s)] = {a.lat_.data(), L, n[s], a.u_.data(), H};
+    }
+    emit_all("pre_conv", n, L);
 
-    backend::conv1d(ctx_, d.input_proj_, lat_.data(), L, n, u_.data(), H, false);
-    d.rope_.tables(pos_, n, rope_cos_.data(), rope_sin_.data());
-    for (size_t l = 0; l < d.layers_.size(); ++l)
-        d.layers_[l].forward(u_.data(), n, pos_, rope_cos_.data(), rope_sin_.data(), kv_[l],
-                             tr_scratch_.data(), ctx_);
-    backend::rms_norm(u_.data(), d.final_norm_.data(), n, H, c.rms_norm_eps, u_.data());
-    float* x = up_in_.data() + kHead * L;
-    backend::conv1d(ctx_, d.output_proj_, u_.data(), H, n, x, L, false);
-    emit("pre_transformer", x, n, L);
+    backend::conv1d_parts(ctx, d.input_proj_, rows_io.data(), count, false);
+    std::array<CodecTransformerIo, kMaxBatchParts> layer_io;
+    for (int s = 0; s < count; ++s) {
+        CodecStream& a = st(s);
+        d.rope_.tables(a.pos_, n[s], a.rope_cos_.data(), a.rope_sin_.data());
+        layer_io[size_t(s)] = {
+            a.u_.data(),         n[s], a.pos_, a.rope_cos_.data(), a.rope_sin_.data(), nullptr,
+            a.tr_scratch_.data()};
+    }
+    for (size_t l = 0; l < d.layers_.size(); ++l) {
+        for (int s = 0; s < count; ++s) layer_io[size_t(s)].kv = &st(s).kv_[l];
+        d.layers_[l].forward_parts(layer_io.data(), count, ctx);
+    }
+    for (int s = 0; s < count; ++s) {
+        CodecStream& a = st(s);
+        backend::rms_norm(a.u_.data(), d.final_norm_.data(), n[s], H, c.rms_norm_eps, a.u_.data());
+        x[size_t(s)] = a.up_in_.data() + kHead * L;
+        rows_io[size_t(s)] = {a.u_.data(), H, n[s], x[size_t(s)], L};
+        rows[size_t(s)] = n[s];
+    }
+    backend::conv1d_parts(ctx, d.output_proj_, rows_io.data(), count, false);
+    emit_all("pre_transformer", n, L);
 
-    int64_t rows = n;
     static const char* const kUpNames[] = {"upsample0", "upsample1", "upsample2", "upsample3"};
     for (size_t i = 0; i < d.upsample_.size(); ++i) {
-        float* cx = cnx_in_.data() + kHead * L;
-        d.upsample_[i].forward(x, L, rows, up_state_[i].data(), cx, L, ctx_);
-        rows *= c.upsampling_ratios[i];
-        float* y = (i + 1 < d.upsample_.size() ? up_in_.data() : dec_in_buf_.data()) + kHead * L;
-        d.convnext_[i].forward(cx, L, rows, cnx_state_[i].data(), y, L, cnx_scratch_.data(), ctx_);
-        if (i < 4) emit(kUpNames[i], y, rows, L);
-        x = y;
+        for (int s = 0; s < count; ++s) {
+            CodecStream& a = st(s);
+            conv[size_t(s)] = {x[size_t(s)],
+                               L,
+                               rows[size_t(s)],
+                               a.up_state_[i].data(),
+                               a.cnx_in_.data() + kHead * L,
+                               L};
+        }
+        d.upsample_[i].forward_parts(conv.data(), count, ctx);
+        for (int s = 0; s < count; ++s) {
+            CodecStream& a = st(s);
+            rows[size_t(s)] *= c.upsampling_ratios[i];
+            float* y =
+                (i + 1 < d.upsample_.size() ? a.up_in_.data() : a.dec_in_buf_.data()) + kHead * L;
+            conv[size_t(s)] = {a.cnx_in_.data() + kHead * L, L, rows[size_t(s)],
+                               a.cnx_state_[i].data(),       y, L};
+            scratch[size_t(s)] = a.cnx_scratch_.data();
+            x[size_t(s)] = y;
+        }
+        d.convnext_[i].forward_parts(conv.data(), scratch.data(), count, ctx);
+        if (i < 4) emit_all(kUpNames[i], rows.data(), L);
     }
 
-    d.dec_in_.forward(x, L, rows, dec_in_state_.data(), res_.data(), c.decoder_dim, false, ctx_);
-    emit("decoder0", res_.data(), rows, c.decoder_dim);
+    for (int s = 0; s < count; ++s) {
+        CodecStream& a = st(s);
+        conv[size_t(s)] = {x[size_t(s)], L, rows[size_t(s)], a.dec_in_state_.data(), a.res_.data(),
+                           c.decoder_dim};
+        x[size_t(s)] = a.res_.data();
+    }
+    d.dec_in_.forward_parts(conv.data(), count, false, ctx);
+    emit_all("decoder0", rows.data(), c.decoder_dim);
     static const char* const kBlockNames[] = {"decoder1", "decoder2", "decoder3", "decoder4",
                                               "decoder5", "decoder6", "decoder7", "decoder8"};
     const size_t n_block = d.blocks_.size();
     const size_t n_low = std::min(kLowBlocks, n_block);
+    std::array<CodecDecoderBlockIo, kMaxBatchParts> block_io;
     for (size_t b = 0; b < n_low; ++b) {
         const CodecDecoderBlock& blk = d.blocks_[b];
-        blk.forward(res_.data(), rows, block_state_[b], res_.data(), stage_.data(), tmp_.data(),
-                    ctx_);
-        rows *= blk.rate();
-        if (b < 8) emit(kBlockNames[b], res_.data(), rows, blk.c_out());
+        for (int s = 0; s < count; ++s) {
+            CodecStream& a = st(s);
+            block_io[size_t(s)] = {a.res_.data(), rows[size_t(s)], &a.block_state_[b],
+                                   a.res_.data(), a.stage_.data(), a.tmp_.data()};
+        }
+        blk.forward_parts(block_io.data(), count, ctx);
+        for (int s = 0; s < count; ++s) rows[size_t(s)] *= blk.rate();
+        if (b < 8) emit_all(kBlockNames[b], rows.data(), blk.c_out());
     }
-    const int64_t rows_per_frame = rows / n;
+
+    // The high-rate blocks and the final conv run on sub-chunks of conv_chunk_ frames, so their
+    // activations stay cache-sized; sub-chunk k of every stream that has one runs together.
     const int ch_lo = n_low > 0 ? d.blocks_[n_low - 1].c_out() : c.decoder_dim;
     const int co = d.final_conv_.c_in();
     const int64_t spf = d.samples_per_frame();
-    for (int64_t f0 = 0; f0 < n; f0 += conv_chunk_) {
-        const int64_t m = std::min<int64_t>(conv_chunk_, n - f0);
-        const float* xb = res_.data() + f0 * rows_per_frame * ch_lo;
-        int64_t r = m * rows_per_frame;
+    std::array<CodecStream*, kMaxBatchParts> sub;  // the streams of this sub-chunk
+    std::array<float*, kMaxBatchParts> o;
+    for (int64_t k = 0;; ++k) {
+        int g = 0;
+        for (int s = 0; s < count; ++s) {
+            CodecStream& a = st(s);
+            const int64_t f0 = k * a.conv_chunk_;
+            if (f0 >= n[s]) continue;
+            const int64_t rows_per_frame = rows[size_t(s)] / n[s];
+            const int64_t m = std::min<int64_t>(a.conv_chunk_, n[s] - f0);
+            sub[size_t(g)] = &a;
+            x[size_t(g)] = a.res_.data() + f0 * rows_per_frame * ch_lo;
+            o[size_t(g)] = out[s] + f0 * spf;
+            block_io[size_t(g)].n_in = m * rows_per_frame;
+            ++g;
+        }
+        if (g == 0) break;
+        std::array<int64_t, kMaxBatchParts> r;
+        for (int i = 0; i < g; ++i) r[size_t(i)] = block_io[size_t(i)].n_in;
         for (size_t b = n_low; b < n_block; ++b) {
             const CodecDecoderBlock& blk = d.blocks_[b];
-            blk.forward(xb, r, block_state_[b], res_hi_.data(), stage_.data(), tmp_.data(), ctx_);
-            xb = res_hi_.data();
-            r *= blk.rate();
-            if (b < 8) emit(kBlockNames[b], res_hi_.data(), r, blk.c_out());
+            for (int i = 0; i < g; ++i) {
+                CodecStream& a = *sub[size_t(i)];
+                block_io[size_t(i)] = {x[size_t(i)],     r[size_t(i)],    &a.block_state_[b],
+                                       a.res_hi_.data(), a.stage_.data(), a.tmp_.data()};
+                x[size_t(i)] = a.res_hi_.data();
+            }
+            blk.forward_parts(block_io.data(), g, ctx);
+            for (int i = 0; i < g; ++i) {
+                r[size_t(i)] *= blk.rate();
+                if (b < 8)
+                    sub[size_t(i)]->emit(kBlockNames[b], x[size_t(i)], r[size_t(i)], blk.c_out());
+            }
         }
-        float* fin = stage_.data() + kHead * co;
-        float* o = out + f0 * spf;
-        d.final_snake_.forward(xb, co, r, fin, co, ctx_);
-        d.final_conv_.forward(fin, co, r, final_state_.data(), o, 1, false, ctx_);
-        // The reference's index of the final conv is n_block + 2 ("decoder6").
-        emit(final_tap_name_.c_str(), o, r, 1);
-        backend::clamp(o, r, -1.0f, 1.0f, o);
+        for (int i = 0; i < g; ++i) {
+            CodecStream& a = *sub[size_t(i)];
+            float* fin = a.stage_.data() + kHead * co;
+            d.final_snake_.forward(x[size_t(i)], co, r[size_t(i)], fin, co, ctx);
+            conv[size_t(i)] = {fin, co, r[size_t(i)], a.final_state_.data(), o[size_t(i)], 1};
+        }
+        d.final_conv_.forward_parts(conv.data(), g, false, ctx);
+        for (int i = 0; i < g; ++i) {
+            CodecStream& a = *sub[size_t(i)];
+            // The reference's index of the final conv is n_block + 2 ("decoder6").
+            a.emit(a.final_tap_name_.c_str(), o[size_t(i)], r[size_t(i)], 1);
+            backend::clamp(o[size_t(i)], r[size_t(i)], -1.0f, 1.0f, o[size_t(i)]);
+        }
     }
-    pos_ += n;
+    for (int s = 0; s < count; ++s) st(s).pos_ += n[s];
 }
 
 }  // namespace qwen3tts

@@ -121,6 +121,13 @@ class CodecStream {
     // Codes are validated first (Error names frame and codebook; the state is unchanged).
     void decode_frames(const int64_t* codes, int64_t n_frames, float* out);
     std::vector<float> decode_frames(const int64_t* codes, int64_t n_frames);
+    // Several streams of one decoder (same execution context) decode their next frames
+    // together: stream s takes n_frames[s] frames from codes[s] and writes out[s], exactly as
+    // its own decode_frames() would (a stream's audio does not depend on the others in the
+    // batch), but each layer runs once for all of them, reading its weights once. All codes are
+    // validated first (an Error names stream, frame and codebook; no state changes).
+    static void decode_batch(CodecStream* const* streams, const int64_t* const* codes,
+                             const int64_t* n_frames, float* const* out, int n_streams);
 
     void reset();  // back to the start of a stream
     int64_t frames_done() const { return pos_; }
@@ -140,7 +147,8 @@ class CodecStream {
     friend class CodecDecoder;
     CodecStream(const CodecDecoder& dec, const backend::ExecContext& ctx, int max_chunk_frames,
                 int conv_chunk_frames);
-    void step(const int64_t* codes, int64_t n, float* out);
+    static void step_parts(CodecStream* const* streams, const int64_t* const* codes,
+                           const int64_t* n, float* const* out, int count);
     void emit(const char* name, const float* data, int64_t n_rows, int n_ch) const {
         if (tap_) tap_(name, data, n_rows, n_ch);
     }

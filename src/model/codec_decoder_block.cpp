@@ -1,6 +1,9 @@
 #include "model/codec_decoder_block.hpp"
 
 #include <algorithm>
+#include <array>
+
+#include "core/error.hpp"
 
 namespace qwen3tts {
 
@@ -39,19 +42,40 @@ size_t CodecDecoderBlock::stage_floats(int64_t n_in) const {
 void CodecDecoderBlock::forward(const float* x, int64_t n_in, CodecDecoderBlockState& st,
                                 float* res, float* stage, float* tmp,
                                 const backend::ExecContext& ctx) const {
+    const CodecDecoderBlockIo io{x, n_in, &st, res, stage, tmp};
+    forward_parts(&io, 1, ctx);
+}
+
+void CodecDecoderBlock::forward_parts(const CodecDecoderBlockIo* io, int n,
+                                      const backend::ExecContext& ctx) const {
+    QWEN3TTS_ASSERT(n >= 0 && n <= kMaxBatchParts);
     const int ci = c_in(), co = c_out();
-    float* up_in = stage + kStageHead * ci;
-    snake_.forward(x, ci, n_in, up_in, ci, ctx);
-    up_.forward(up_in, ci, n_in, st.up.data(), res, co, ctx);
-    const int64_t n = n_in * rate();
-    float* conv_in = stage + kStageHead * co;
+    std::array<CausalConvIo, kMaxBatchParts> conv;
+    for (int s = 0; s < n; ++s) {
+        const CodecDecoderBlockIo& a = io[s];
+        float* up_in = a.stage + kStageHead * ci;
+        snake_.forward(a.x, ci, a.n_in, up_in, ci, ctx);
+        conv[size_t(s)] = {up_in, ci, a.n_in, a.st->up.data(), a.res, co};
+    }
+    up_.forward_parts(conv.data(), n, ctx);
     for (int u = 0; u < 3; ++u) {
         const CodecResidualUnit& ru = units_[size_t(u)];
-        ru.act1.forward(res, co, n, conv_in, co, ctx);
-        ru.conv1.forward(conv_in, co, n, st.conv1[size_t(u)].data(), tmp, co, false, ctx);
-        ru.act2.forward(tmp, co, n, tmp, co, ctx);
-        // conv2 has no left context (k=1): no state; the residual is added in the epilogue.
-        ru.conv2.forward(tmp, co, n, nullptr, res, co, true, ctx);
+        for (int s = 0; s < n; ++s) {
+            const CodecDecoderBlockIo& a = io[s];
+            const int64_t rows = a.n_in * rate();
+            float* conv_in = a.stage + kStageHead * co;
+            ru.act1.forward(a.res, co, rows, conv_in, co, ctx);
+            conv[size_t(s)] = {conv_in, co, rows, a.st->conv1[size_t(u)].data(), a.tmp, co};
+        }
+        ru.conv1.forward_parts(conv.data(), n, false, ctx);
+        for (int s = 0; s < n; ++s) {
+            const CodecDecoderBlockIo& a = io[s];
+            const int64_t rows = a.n_in * rate();
+            ru.act2.forward(a.tmp, co, rows, a.tmp, co, ctx);
+            // conv2 has no left context (k=1): no state; the residual is added in the epilogue.
+            conv[size_t(s)] = {a.tmp, co, rows, nullptr, a.res, co};
+        }
+        ru.conv2.forward_parts(conv.data(), n, true, ctx);
     }
 }
 

@@ -26,6 +26,17 @@ struct CodecResidualUnit {
 };
 
 class CodecDecoderBlock;
+struct CodecDecoderBlockState;
+
+// One stream's arguments of CodecDecoderBlock::forward, for forward_parts.
+struct CodecDecoderBlockIo {
+    const float* x = nullptr;
+    int64_t n_in = 0;
+    CodecDecoderBlockState* st = nullptr;
+    float* res = nullptr;
+    float* stage = nullptr;
+    float* tmp = nullptr;
+};
 
 struct CodecDecoderBlockState {
     std::vector<float> up;                    // transposed conv: last input rows
@@ -52,6 +63,8 @@ class CodecDecoderBlock {
     // stage_floats(n_in) floats; `tmp` holds n_in·rate·c_out floats.
     void forward(const float* x, int64_t n_in, CodecDecoderBlockState& st, float* res, float* stage,
                  float* tmp, const backend::ExecContext& ctx) const;
+    // forward() for n <= kMaxBatchParts streams, each conv's weights read once for all.
+    void forward_parts(const CodecDecoderBlockIo* io, int n, const backend::ExecContext& ctx) const;
     size_t stage_floats(int64_t n_in) const;
 
   private:

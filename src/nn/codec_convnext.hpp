@@ -33,6 +33,10 @@ class CodecConvNeXtBlock {
     // dwconv's carried inputs. y [n_rows, dim] (stride ldy) must not overlap x.
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy,
                  float* scratch, const backend::ExecContext& ctx) const;
+    // forward() for n <= kMaxBatchParts streams (io[s] and scratch[s] per stream), each
+    // pointwise weight read once for all of them.
+    void forward_parts(const CausalConvIo* io, float* const* scratch, int n,
+                       const backend::ExecContext& ctx) const;
 
   private:
     int dim_ = 0;

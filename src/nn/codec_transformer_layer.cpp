@@ -1,6 +1,7 @@
 #include "nn/codec_transformer_layer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -54,53 +55,82 @@ double CodecTransformerLayer::flops(int64_t n_rows) const {
 void CodecTransformerLayer::forward(float* u, int64_t n_rows, int64_t pos0, const float* cos,
                                     const float* sin, SlidingKv& kv, float* scratch,
                                     const backend::ExecContext& ctx) const {
-    QWEN3TTS_ASSERT(n_rows <= kv.max_rows);
-    QWEN3TTS_ASSERT(kv.n_cached == std::min<int64_t>(pos0, s_.window - 1));
+    const CodecTransformerIo io{u, n_rows, pos0, cos, sin, &kv, scratch};
+    forward_parts(&io, 1, ctx);
+}
+
+void CodecTransformerLayer::forward_parts(const CodecTransformerIo* io, int n,
+                                          const backend::ExecContext& ctx) const {
+    QWEN3TTS_ASSERT(n >= 0 && n <= kMaxBatchParts);
     const int h = s_.hidden, qd = s_.q_dim(), kvd = s_.kv_dim(), hd = s_.head_dim;
     const int qkv_w = qd + 2 * kvd;
-    float* a = scratch;                     // [n, hidden]
-    float* out = a + size_t(n_rows) * h;    // [n, hidden]
-    float* big = out + size_t(n_rows) * h;  // qkv [n, qkv_w] + att [n, qd] | mlp
-    float* qkv = big;
-    float* att = big + size_t(n_rows) * qkv_w;
+    const int inter = s_.intermediate;
+    // Scratch of each stream: a [n, hidden], out [n, hidden], then qkv [n, qkv_w] + att [n, qd]
+    // or the MLP's gate/up [n, 2·intermediate].
+    auto a_of = [&](int s) { return io[s].scratch; };
+    auto out_of = [&](int s) { return io[s].scratch + size_t(io[s].n_rows) * h; };
+    auto big_of = [&](int s) { return io[s].scratch + 2 * size_t(io[s].n_rows) * h; };
+    auto att_of = [&](int s) { return big_of(s) + size_t(io[s].n_rows) * qkv_w; };
+    std::array<backend::ConvRows, kMaxBatchParts> parts;
+    auto project = [&](const backend::ConvWeights& w) {
+        backend::conv1d_parts(ctx, w, parts.data(), n, false);
+    };
 
     // --- attention ---
-    backend::rms_norm(u, in_norm_.data(), n_rows, h, s_.eps, a);
-    backend::conv1d(ctx, qkv_, a, h, n_rows, qkv, qkv_w, false);
-    backend::rope(qkv, n_rows, qkv_w, s_.n_head, hd, cos, sin);
-    backend::rope(qkv + qd, n_rows, qkv_w, s_.n_head_kv, hd, cos, sin);
-    const int64_t base = kv.n_cached;  // cache row of position pos0
-    for (int64_t t = 0; t < n_rows; ++t) {
-        const float* k = qkv + t * qkv_w + qd;
-        std::memcpy(kv.k.data() + size_t(base + t) * kvd, k, sizeof(float) * size_t(kvd));
-        std::memcpy(kv.v.data() + size_t(base + t) * kvd, k + kvd, sizeof(float) * size_t(kvd));
+    for (int s = 0; s < n; ++s) {
+        const CodecTransformerIo& a = io[s];
+        QWEN3TTS_ASSERT(a.n_rows <= a.kv->max_rows);
+        QWEN3TTS_ASSERT(a.kv->n_cached == std::min<int64_t>(a.pos0, s_.window - 1));
+        backend::rms_norm(a.u, in_norm_.data(), a.n_rows, h, s_.eps, a_of(s));
+        parts[size_t(s)] = {a_of(s), h, a.n_rows, big_of(s), qkv_w};
     }
-    backend::attention(ctx, qkv, qkv_w, kv.k.data(), kv.v.data(), kvd, n_rows, base,
-                       {s_.n_head, s_.n_head_kv, hd, s_.window}, att, qd);
-    // Keep the last window-1 positions for the next call.
-    const int64_t total = base + n_rows;
-    const int64_t keep = std::min<int64_t>(total, s_.window - 1);
-    if (keep > 0 && total > keep) {
-        std::memmove(kv.k.data(), kv.k.data() + size_t(total - keep) * kvd,
-                     sizeof(float) * size_t(keep) * kvd);
-        std::memmove(kv.v.data(), kv.v.data() + size_t(total - keep) * kvd,
-                     sizeof(float) * size_t(keep) * kvd);
+    project(qkv_);
+    for (int s = 0; s < n; ++s) {
+        const CodecTransformerIo& a = io[s];
+        SlidingKv& kv = *a.kv;
+        float* qkv = big_of(s);
+        backend::rope(qkv, a.n_rows, qkv_w, s_.n_head, hd, a.cos, a.sin);
+        backend::rope(qkv + qd, a.n_rows, qkv_w, s_.n_head_kv, hd, a.cos, a.sin);
+        const int64_t base = kv.n_cached;  // cache row of position pos0
+        for (int64_t t = 0; t < a.n_rows; ++t) {
+            const float* k = qkv + t * qkv_w + qd;
+            std::memcpy(kv.k.data() + size_t(base + t) * kvd, k, sizeof(float) * size_t(kvd));
+            std::memcpy(kv.v.data() + size_t(base + t) * kvd, k + kvd, sizeof(float) * size_t(kvd));
+        }
+        backend::attention(ctx, qkv, qkv_w, kv.k.data(), kv.v.data(), kvd, a.n_rows, base,
+                           {s_.n_head, s_.n_head_kv, hd, s_.window}, att_of(s), qd);
+        // Keep the last window-1 positions for the next call.
+        const int64_t total = base + a.n_rows;
+        const int64_t keep = std::min<int64_t>(total, s_.window - 1);
+        if (keep > 0 && total > keep) {
+            std::memmove(kv.k.data(), kv.k.data() + size_t(total - keep) * kvd,
+                         sizeof(float) * size_t(keep) * kvd);
+            std::memmove(kv.v.data(), kv.v.data() + size_t(total - keep) * kvd,
+                         sizeof(float) * size_t(keep) * kvd);
+        }
+        kv.n_cached = keep;
+        parts[size_t(s)] = {att_of(s), qd, a.n_rows, out_of(s), h};
     }
-    kv.n_cached = keep;
-
-    backend::conv1d(ctx, o_, att, qd, n_rows, out, h, false);
-    backend::add_scaled_rows(u, out, attn_scale_.data(), n_rows, h);
+    project(o_);
 
     // --- SwiGLU MLP ---
-    backend::rms_norm(u, post_norm_.data(), n_rows, h, s_.eps, a);
-    float* gu = big;  // [n, 2·intermediate]: gate then up per row
-    const int inter = s_.intermediate;
-    backend::conv1d(ctx, gate_up_, a, h, n_rows, gu, 2 * inter, false);
-    for (int64_t t = 0; t < n_rows; ++t)
-        backend::silu_mul(gu + t * 2 * inter, gu + t * 2 * inter + inter, inter,
-                          gu + t * 2 * inter);
-    backend::conv1d(ctx, down_, gu, 2 * inter, n_rows, out, h, false);
-    backend::add_scaled_rows(u, out, mlp_scale_.data(), n_rows, h);
+    for (int s = 0; s < n; ++s) {
+        const CodecTransformerIo& a = io[s];
+        backend::add_scaled_rows(a.u, out_of(s), attn_scale_.data(), a.n_rows, h);
+        backend::rms_norm(a.u, post_norm_.data(), a.n_rows, h, s_.eps, a_of(s));
+        parts[size_t(s)] = {a_of(s), h, a.n_rows, big_of(s), 2 * inter};
+    }
+    project(gate_up_);
+    for (int s = 0; s < n; ++s) {
+        float* gu = big_of(s);  // [n, 2·intermediate]: gate then up per row
+        for (int64_t t = 0; t < io[s].n_rows; ++t)
+            backend::silu_mul(gu + t * 2 * inter, gu + t * 2 * inter + inter, inter,
+                              gu + t * 2 * inter);
+        parts[size_t(s)] = {gu, 2 * inter, io[s].n_rows, out_of(s), h};
+    }
+    project(down_);
+    for (int s = 0; s < n; ++s)
+        backend::add_scaled_rows(io[s].u, out_of(s), mlp_scale_.data(), io[s].n_rows, h);
 }
 
 }  // namespace qwen3tts

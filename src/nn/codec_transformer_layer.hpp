@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/ops.hpp"
+#include "nn/conv1d.hpp"
 
 namespace qwen3tts {
 
@@ -41,6 +42,17 @@ struct SlidingKv {
     void reset(const CodecTransformerShape& s, int64_t max_rows_per_call);
 };
 
+// One stream's arguments of CodecTransformerLayer::forward, for forward_parts.
+struct CodecTransformerIo {
+    float* u = nullptr;
+    int64_t n_rows = 0;
+    int64_t pos0 = 0;
+    const float* cos = nullptr;
+    const float* sin = nullptr;
+    SlidingKv* kv = nullptr;
+    float* scratch = nullptr;
+};
+
 class CodecTransformerLayer {
   public:
     // Tensors under <prefix>: input_layernorm.weight, self_attn.{q,k,v,o}_proj.weight,
@@ -54,6 +66,9 @@ class CodecTransformerLayer {
     // n_rows <= kv.max_rows. cos/sin [n_rows, head_dim/2] (nn/rope.hpp) for those positions.
     void forward(float* u, int64_t n_rows, int64_t pos0, const float* cos, const float* sin,
                  SlidingKv& kv, float* scratch, const backend::ExecContext& ctx) const;
+    // forward() for n <= kMaxBatchParts streams (nn/conv1d.hpp), each projection's weights
+    // read once for all of them; attention stays per stream, over its own keys and values.
+    void forward_parts(const CodecTransformerIo* io, int n, const backend::ExecContext& ctx) const;
 
   private:
     CodecTransformerShape s_;

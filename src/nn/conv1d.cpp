@@ -1,5 +1,6 @@
 #include "nn/conv1d.hpp"
 
+#include <array>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -34,10 +35,23 @@ void CausalConv1d::load(const WeightMap& weights, const std::string& prefix, int
 
 void CausalConv1d::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
                            int64_t ldy, bool accumulate, const backend::ExecContext& ctx) const {
+    const CausalConvIo io{x, ldx, n_rows, state, y, ldy};
+    forward_parts(&io, 1, accumulate, ctx);
+}
+
+void CausalConv1d::forward_parts(const CausalConvIo* io, int n, bool accumulate,
+                                 const backend::ExecContext& ctx) const {
+    QWEN3TTS_ASSERT(n >= 0 && n <= kMaxBatchParts);
     const int64_t h = history();
-    load_history(state, h, w_.c_in, x, ldx);
-    backend::conv1d(ctx, w_, x - h * ldx, ldx, n_rows, y, ldy, accumulate);
-    save_history(x, ldx, n_rows, h, w_.c_in, state);
+    std::array<backend::ConvRows, kMaxBatchParts> parts;
+    for (int s = 0; s < n; ++s) {
+        const CausalConvIo& a = io[s];
+        load_history(a.state, h, w_.c_in, a.x, a.ldx);
+        parts[size_t(s)] = {a.x - h * a.ldx, a.ldx, a.n_rows, a.y, a.ldy};
+    }
+    backend::conv1d_parts(ctx, w_, parts.data(), n, accumulate);
+    for (int s = 0; s < n; ++s)
+        save_history(io[s].x, io[s].ldx, io[s].n_rows, h, w_.c_in, io[s].state);
 }
 
 void CausalDepthwiseConv1d::load(const WeightMap& weights, const std::string& prefix, int dim,
@@ -94,10 +108,24 @@ void CausalConvTranspose1d::forward(float* x, int64_t ldx, int64_t n_in, float* 
         throw Error(ErrorCode::internal, "transposed conv: output row stride " +
                                              std::to_string(ldy) + " != c_out " +
                                              std::to_string(c_out_));
+    const CausalConvIo io{x, ldx, n_in, state, y, ldy};
+    forward_parts(&io, 1, ctx);
+}
+
+void CausalConvTranspose1d::forward_parts(const CausalConvIo* io, int n,
+                                          const backend::ExecContext& ctx) const {
+    QWEN3TTS_ASSERT(n >= 0 && n <= kMaxBatchParts);
     const int64_t h = history();
-    load_history(state, h, c_in_, x, ldx);
-    backend::conv1d(ctx, w_, x - h * ldx, ldx, n_in, y, ldy * stride_, false);
-    save_history(x, ldx, n_in, h, c_in_, state);
+    std::array<backend::ConvRows, kMaxBatchParts> parts;
+    for (int s = 0; s < n; ++s) {
+        const CausalConvIo& a = io[s];
+        QWEN3TTS_ASSERT(a.ldy == c_out_);
+        load_history(a.state, h, c_in_, a.x, a.ldx);
+        parts[size_t(s)] = {a.x - h * a.ldx, a.ldx, a.n_rows, a.y, a.ldy * stride_};
+    }
+    backend::conv1d_parts(ctx, w_, parts.data(), n, false);
+    for (int s = 0; s < n; ++s)
+        save_history(io[s].x, io[s].ldx, io[s].n_rows, h, c_in_, io[s].state);
 }
 
 }  // namespace qwen3tts

@@ -20,6 +20,20 @@ namespace qwen3tts {
 
 class WeightMap;
 
+// Most streams a batched forward takes at once (the codec decodes larger batches in groups).
+constexpr int kMaxBatchParts = 64;
+
+// One stream's input and output of a batched forward (forward_parts): the arguments of
+// forward() for that stream.
+struct CausalConvIo {
+    float* x = nullptr;  // current input rows, history() writable rows in front
+    int64_t ldx = 0;
+    int64_t n_rows = 0;
+    float* state = nullptr;
+    float* y = nullptr;
+    int64_t ldy = 0;
+};
+
 // Conv1d(c_in, c_out, kernel, dilation), left zero padding (kernel-1)·dilation, stride 1.
 // Tensors: <prefix>.weight [c_out, c_in, kernel], <prefix>.bias [c_out].
 class CausalConv1d {
@@ -36,6 +50,9 @@ class CausalConv1d {
     // y must not overlap x or its history rows.
     void forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y, int64_t ldy,
                  bool accumulate, const backend::ExecContext& ctx) const;
+    // forward() for n <= kMaxBatchParts independent streams, each weight read once for all.
+    void forward_parts(const CausalConvIo* io, int n, bool accumulate,
+                       const backend::ExecContext& ctx) const;
 
   private:
     backend::ConvWeights w_;
@@ -80,6 +97,7 @@ class CausalConvTranspose1d {
     // protocol as CausalConv1d.
     void forward(float* x, int64_t ldx, int64_t n_in, float* state, float* y, int64_t ldy,
                  const backend::ExecContext& ctx) const;
+    void forward_parts(const CausalConvIo* io, int n, const backend::ExecContext& ctx) const;
 
   private:
     int c_in_ = 0, c_out_ = 0, kernel_ = 0, stride_ = 1;

@@ -88,6 +88,49 @@ TEST_P(ConvOps, Conv1dGemmMatchesReference) {
         }
 }
 
+// Several inputs through one multi-part call (the codec streams of a batch) give each part
+// exactly its one-part result, bit for bit: the same tiles and reduction order, whatever the
+// other parts, their number, or the threads. Shapes cover the panel and the narrow kernels,
+// one and several row blocks per part, and an empty part.
+TEST_P(ConvOps, Conv1dGemmPartsEqualEachPartAlone) {
+    std::mt19937 rng(11);
+    ThreadPool pool(2);
+    struct Shape {
+        int c_out, c_in, k, d;
+    };
+    const Shape shapes[] = {{64, 48, 7, 3}, {1, 96, 7, 1}, {40, 130, 1, 1}};
+    const int64_t rows[] = {16, 0, 700, 3, 130};
+    for (const Shape& s : shapes)
+        for (const bool accumulate : {false, true}) {
+            SCOPED_TRACE("c_out " + std::to_string(s.c_out) + " c_in " + std::to_string(s.c_in) +
+                         " acc " + std::to_string(accumulate));
+            const int64_t hist = int64_t(s.k - 1) * s.d;
+            const int64_t ldx = s.c_in + 1, ldy = s.c_out + 2;
+            const auto w = random_vec(size_t(s.c_out) * s.c_in * s.k, rng);
+            const auto b = random_vec(size_t(s.c_out), rng);
+            const auto p = cpu::pack_conv1d(w.data(), s.c_out, s.c_in, s.k, s.d, b.data());
+            std::vector<std::vector<float>> x, alone, together;
+            std::vector<cpu::ConvRows> parts;
+            for (const int64_t n : rows) {
+                x.push_back(random_vec(size_t((hist + n) * ldx), rng));
+                alone.push_back(random_vec(size_t(std::max<int64_t>(n, 1) * ldy), rng));
+                together.push_back(alone.back());
+            }
+            for (size_t i = 0; i < x.size(); ++i) {
+                cpu::conv1d_gemm(p, x[i].data(), ldx, rows[i], alone[i].data(), ldy, accumulate,
+                                 nullptr);
+                parts.push_back({x[i].data(), ldx, rows[i], together[i].data(), ldy});
+            }
+            for (ThreadPool* tp : {static_cast<ThreadPool*>(nullptr), &pool}) {
+                auto out = together;
+                for (size_t i = 0; i < parts.size(); ++i) parts[i].y = out[i].data();
+                cpu::conv1d_gemm_parts(p, parts.data(), int(parts.size()), accumulate, tp);
+                for (size_t i = 0; i < parts.size(); ++i)
+                    EXPECT_EQ(out[i], alone[i]) << "part " << i << (tp ? ", 2 threads" : "");
+            }
+        }
+}
+
 TEST_P(ConvOps, ConvTranspose1dMatchesReference) {
     std::mt19937 rng(7);
     ThreadPool pool(2);

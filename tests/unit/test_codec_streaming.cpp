@@ -2,6 +2,7 @@
 // equals the one-shot decode for any packetisation; state stays bounded; bad input is an Error.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,6 +126,86 @@ TEST_F(CodecStreaming, TwoThreadsEqualOneThread) {
     const auto a = stream_decode(codes, 4, 4, &pool);
     const auto b = stream_decode(codes, 4, 4, nullptr);
     EXPECT_LE(testing::compare(a, b).max_abs, 1e-6);
+}
+
+// Streams decoded together (CodecStream::decode_batch) give exactly what each gives alone:
+// different lengths, packet sizes, internal chunk sizes, and a stream joining mid-way.
+TEST_F(CodecStreaming, BatchOfStreamsEqualsEachStreamAlone) {
+    struct Spec {
+        int64_t frames;
+        int packet;  // 0: the growing packets of next_packet_frames(4)
+        int max_chunk, conv_chunk;
+        int joins_at;  // batch step of its first packet
+    };
+    const std::vector<Spec> specs = {
+        {13, 0, 32, 4, 0}, {9, 4, 2, 4, 0}, {7, 3, 32, 4, 3}, {5, 5, 32, 1, 1}};
+    ThreadPool pool(2);
+    for (ThreadPool* p : {&pool, static_cast<ThreadPool*>(nullptr)}) {
+        const backend::ExecContext ctx{backend::KernelSet::fast, p};
+        std::vector<std::vector<int64_t>> codes;
+        std::vector<std::unique_ptr<CodecStream>> solo, batched;
+        std::vector<std::vector<float>> solo_out(specs.size()), batch_out(specs.size());
+        std::vector<int64_t> done(specs.size(), 0);
+        for (size_t i = 0; i < specs.size(); ++i) {
+            codes.push_back(random_codes(specs[i].frames, uint32_t(40 + i)));
+            solo.push_back(decoder_->new_stream(ctx, specs[i].max_chunk, specs[i].conv_chunk));
+            batched.push_back(decoder_->new_stream(ctx, specs[i].max_chunk, specs[i].conv_chunk));
+            solo_out[i].resize(size_t(specs[i].frames) * 1920);
+            batch_out[i].resize(size_t(specs[i].frames) * 1920);
+        }
+        for (int step = 0;; ++step) {
+            std::vector<CodecStream*> streams;
+            std::vector<const int64_t*> in;
+            std::vector<int64_t> n;
+            std::vector<float*> out;
+            for (size_t i = 0; i < specs.size(); ++i) {
+                const Spec& sp = specs[i];
+                if (step < sp.joins_at || done[i] == sp.frames) continue;
+                const int packet = sp.packet > 0 ? sp.packet : batched[i]->next_packet_frames(4);
+                const int64_t m = std::min<int64_t>(packet, sp.frames - done[i]);
+                solo[i]->decode_frames(codes[i].data() + done[i] * 16, m,
+                                       solo_out[i].data() + done[i] * 1920);
+                streams.push_back(batched[i].get());
+                in.push_back(codes[i].data() + done[i] * 16);
+                n.push_back(m);
+                out.push_back(batch_out[i].data() + done[i] * 1920);
+                done[i] += m;
+            }
+            if (streams.empty()) break;
+            CodecStream::decode_batch(streams.data(), in.data(), n.data(), out.data(),
+                                      int(streams.size()));
+        }
+        for (size_t i = 0; i < specs.size(); ++i) {
+            EXPECT_EQ(batched[i]->frames_done(), specs[i].frames);
+            EXPECT_EQ(testing::compare(batch_out[i], solo_out[i]).max_abs, 0.0)
+                << "stream " << i << (p ? ", 2 threads" : ", 1 thread");
+        }
+    }
+}
+
+// A bad code in one stream of a batch is an Error naming the stream, before any stream moves.
+TEST_F(CodecStreaming, BatchRejectsBadCodesBeforeDecoding) {
+    auto good = random_codes(2, 3), bad = random_codes(2, 4);
+    bad[16 + 7] = -1;
+    auto a = decoder_->new_stream(), b = decoder_->new_stream();
+    CodecStream* streams[] = {a.get(), b.get()};
+    const int64_t* in[] = {good.data(), bad.data()};
+    const int64_t n[] = {2, 2};
+    std::vector<float> wa(2 * 1920), wb(2 * 1920);
+    float* out[] = {wa.data(), wb.data()};
+    try {
+        CodecStream::decode_batch(streams, in, n, out, 2);
+        FAIL() << "no error for code -1";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+        EXPECT_NE(std::string(e.what()).find("codec stream 1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("frame 1"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(a->frames_done(), 0);
+    EXPECT_EQ(b->frames_done(), 0);
+    CodecStream* same[] = {a.get(), a.get()};
+    const int64_t* in2[] = {good.data(), good.data()};
+    EXPECT_THROW(CodecStream::decode_batch(same, in2, n, out, 2), Error);
 }
 
 TEST_F(CodecStreaming, OutputIsClampedAndSized) {

@@ -283,50 +283,84 @@ void run_items(const PackedConv& w, int64_t n_rows, int64_t n_item, ThreadPool* 
 
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
                  int64_t ldy, bool accumulate, ThreadPool* pool) {
-    if (n_rows <= 0) return;
+    const ConvRows part{x, ldx, n_rows, y, ldy};
+    conv1d_gemm_parts(w, &part, 1, accumulate, pool);
+}
+
+void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, bool accumulate,
+                       ThreadPool* pool) {
+    // Part bookkeeping lives on the stack (the codec calls this per layer per step: no
+    // allocation); larger batches go in groups.
+    constexpr int kMaxParts = 64;
+    if (n_parts > kMaxParts) {
+        for (int s = 0; s < n_parts; s += kMaxParts)
+            conv1d_gemm_parts(w, parts + s, std::min(kMaxParts, n_parts - s), accumulate, pool);
+        return;
+    }
+    int64_t total_rows = 0;
+    for (int s = 0; s < n_parts; ++s) total_rows += std::max<int64_t>(parts[s].n_rows, 0);
+    if (total_rows == 0) return;
     const Isa isa = active_isa();
-    if (isa == Isa::avx512 && !w.narrow.empty()) {
-        constexpr int64_t kRows = 256;  // rows per work item
-        run_items(w, n_rows, (n_rows + kRows - 1) / kRows, pool, [&](int64_t item) {
-            narrow_rows_avx512(w, x, ldx, item * kRows, std::min(n_rows, (item + 1) * kRows), y,
-                               ldy, accumulate);
+    const bool narrow = isa == Isa::avx512 && !w.narrow.empty();
+    const int mr = isa == Isa::avx512 ? kMrAvx512 : isa == Isa::avx2 ? kMrAvx2 : kMrGeneric;
+    // Row blocks: for the narrow kernel 256 rows per work item; for the panel kernels up to 40
+    // tiles, so that a block's input rows for one reduction block (<= 480 x 128 floats) stay in
+    // L2 and each L1-resident weight slice is reused over all of them. Short inputs (the
+    // 12.5-400 Hz stages, whose weights are large) are one block, so each weight is read once
+    // per call.
+    const int64_t row_block = narrow ? 256 : int64_t(mr) * (480 / mr);
+    int64_t first_block[kMaxParts + 1];  // row blocks of parts [0, s)
+    first_block[0] = 0;
+    for (int s = 0; s < n_parts; ++s)
+        first_block[s + 1] =
+            first_block[s] + (std::max<int64_t>(parts[s].n_rows, 0) + row_block - 1) / row_block;
+    const int64_t n_block = first_block[n_parts];
+    // Block index → its part and rows.
+    auto block_rows = [&](int64_t bi, int64_t& begin, int64_t& end) -> const ConvRows& {
+        int s = 0;
+        while (first_block[s + 1] <= bi) ++s;
+        begin = (bi - first_block[s]) * row_block;
+        end = std::min(parts[s].n_rows, begin + row_block);
+        return parts[s];
+    };
+    if (narrow) {
+        run_items(w, total_rows, n_block, pool, [&](int64_t item) {
+            int64_t begin, end;
+            const ConvRows& p = block_rows(item, begin, end);
+            narrow_rows_avx512(w, p.x, p.ldx, begin, end, p.y, p.ldy, accumulate);
         });
         return;
     }
     const TileFn* table = isa == Isa::avx512 ? tile_avx512_table.data()
                           : isa == Isa::avx2 ? tile_avx2_table.data()
                                              : tile_generic_table.data();
-    const int mr = isa == Isa::avx512 ? kMrAvx512 : isa == Isa::avx2 ? kMrAvx2 : kMrGeneric;
-    // Row blocks of up to 40 tiles: a block's input rows for one reduction block (<= 480 x 128
-    // floats) stay in L2, and each L1-resident weight slice is reused over all of them. Short
-    // inputs (the 12.5-400 Hz stages, whose weights are large) are one block, so each weight
-    // is read once per call.
-    const int64_t row_block = int64_t(mr) * (480 / mr);
     const int n_panel = w.n_panel();
-    const int64_t n_item = (n_rows + row_block - 1) / row_block * n_panel;
     const size_t panel_size = size_t(w.n_tap) * w.c_in * kPanel;
-    run_items(w, n_rows, n_item, pool, [&](int64_t item) {
-        const int64_t rb = item / n_panel;
-        const int p = int(item % n_panel);
+    run_items(w, total_rows, n_block * n_panel, pool, [&](int64_t item) {
+        // One part: block-major, so a block's input rows are reused over all panels. Several
+        // parts (a batch of codec streams, whose low-rate stages have large weights and few
+        // rows): panel-major, so a panel is reused over every part's rows while in cache.
+        const int64_t bi = n_parts == 1 ? item / n_panel : item % n_block;
+        const int p = int(n_parts == 1 ? item % n_panel : item / n_block);
+        int64_t begin, end;
+        const ConvRows& part = block_rows(bi, begin, end);
         Tile t{};
-        t.ldx = ldx;
-        t.ldy = ldy;
+        t.ldx = part.ldx;
+        t.ldy = part.ldy;
         t.accumulate = accumulate;
         const float* panel = w.panels.data() + size_t(p) * panel_size;
         t.bias = w.bias.empty() ? nullptr : w.bias.data() + size_t(p) * kPanel;
         t.n_col = std::min(kPanel, w.c_out - p * kPanel);
-        const int64_t r_begin = rb * row_block;
-        const int64_t r_end = std::min(n_rows, r_begin + row_block);
         for (int j = 0; j < w.n_tap; ++j)
             for (int i0 = 0; i0 < w.c_in; i0 += kKc) {
                 t.kc = std::min(kKc, w.c_in - i0);
                 t.panel = panel + (size_t(j) * w.c_in + size_t(i0)) * kPanel;
                 t.first = j == 0 && i0 == 0;
-                const float* xb = x + int64_t(j) * w.dilation * ldx + i0;
-                for (int64_t r = r_begin; r < r_end; r += mr) {
-                    const int rows = int(std::min<int64_t>(mr, r_end - r));
-                    t.x = xb + r * ldx;
-                    t.y = y + r * ldy + int64_t(p) * kPanel;
+                const float* xb = part.x + int64_t(j) * w.dilation * part.ldx + i0;
+                for (int64_t r = begin; r < end; r += mr) {
+                    const int rows = int(std::min<int64_t>(mr, end - r));
+                    t.x = xb + r * part.ldx;
+                    t.y = part.y + r * part.ldy + int64_t(p) * kPanel;
                     table[rows - 1](t);
                 }
             }

@@ -67,6 +67,23 @@ PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
                  int64_t ldy, bool accumulate, ThreadPool* pool);
 
+// One input/output pair of a multi-part call: the same weights applied to the rows of several
+// independent inputs (the codec streams of a batch), as conv1d_gemm does for each.
+struct ConvRows {
+    const float* x = nullptr;  // first history row
+    int64_t ldx = 0;
+    int64_t n_rows = 0;
+    float* y = nullptr;
+    int64_t ldy = 0;
+};
+
+// conv1d_gemm on every part, in one parallel region whose work items run panel by panel over
+// all parts, so each weight panel is read from memory once for the whole batch while it sits
+// in cache. Each output row gets exactly the arithmetic of a one-part call (same tiles, same
+// reduction order): a part's result does not depend on the other parts.
+void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, bool accumulate,
+                       ThreadPool* pool);
+
 // Which micro-kernel conv1d_gemm uses now: "avx512", "avx2" or "generic" (set_max_isa() and
 // QWEN3TTS_ISA choose it).
 const char* conv_gemm_isa();
