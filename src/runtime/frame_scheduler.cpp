@@ -216,7 +216,9 @@ void FrameScheduler::start(Job& job) {
         hooks.on_frame = [&job](int64_t f, const int32_t* codes) {
             Job::Engine& en = *job.engine_;
             if (job.spec_.on_frame && !job.spec_.on_frame(f, codes)) return false;
-            return !en.audio || en.audio->add_frame(codes);
+            // The packet is decoded after the step, together with the other requests' ones.
+            if (en.audio) en.audio->push_frame(codes);
+            return !en.audio || en.audio->keep_going();
         };
         e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
                                                 std::move(hooks));
@@ -296,9 +298,69 @@ void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
         if (!e.cancel && !e.retired && e.state && e.state->steppable())
             ready.push_back(e.state.get());
     }
-    decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_);
+    // The codec packets go out before the talker step, which they do not need.
+    decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_,
+                [&] { decode_due_packets(jobs); });
     const std::lock_guard<std::mutex> lk(signal_->mu);
     frames_ += int64_t(ready.size());
+}
+
+// The codec packets due after this step, decoded in batches (each codec layer's weights read
+// once for all requests; a request's audio is the same as decoded alone, for any packet sizes).
+// Requests start at different steps, so their packets would fall due at different steps, a
+// few requests per batch: instead all requests' held frames are decoded together every
+// kPacketFrames steps (packets of 1-8 frames). That step is long, so while a request is
+// joining (prefilling) the batch waits, up to kMaxPendingFrames held frames: the joining
+// request's first audio does not wait for it. First frames are decoded at once, in a batch of
+// their own ahead of the others.
+void FrameScheduler::decode_due_packets(const std::vector<std::shared_ptr<Job>>& jobs) {
+    if (++codec_steps_ % FrameAudio::kPacketFrames == 0) codec_batch_due_ = true;
+    bool joining = false, full = false;
+    for (const auto& job : jobs) {
+        const Job::Engine& e = *job->engine_;
+        if (e.retired || !e.state || e.state->error) continue;
+        joining = joining || e.state->prefilling();
+        // One more step would overflow what it may hold.
+        full = full || (e.audio && e.audio->pending_frames() == FrameAudio::kMaxPendingFrames);
+    }
+    const bool batch_now = full || (codec_batch_due_ && !joining);
+    if (batch_now) codec_batch_due_ = false;
+    for (const bool first : {true, false}) {
+        std::vector<FrameAudio*> due;
+        std::vector<Job::Engine*> owners;
+        for (const auto& job : jobs) {
+            Job::Engine& e = *job->engine_;
+            if (e.retired || !e.audio || !e.state || e.state->error) continue;
+            if (e.audio->audio_started() == first || e.audio->pending_frames() == 0) continue;
+            if (!first && !batch_now) continue;
+            due.push_back(e.audio.get());
+            owners.push_back(&e);
+        }
+        decode_packets(due, owners);
+    }
+}
+
+void FrameScheduler::decode_packets(const std::vector<FrameAudio*>& due,
+                                    const std::vector<Job::Engine*>& owners) {
+    if (due.empty()) return;
+    std::vector<std::exception_ptr> errors(due.size());
+    try {
+        FrameAudio::flush_batch(due.data(), int(due.size()), errors.data());
+    } catch (...) {
+        // Bad codes, found before anything was decoded: each request decodes alone, and only
+        // those that throw fail.
+        for (size_t i = 0; i < due.size(); ++i) {
+            try {
+                due[i]->flush();
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    }
+    for (size_t i = 0; i < due.size(); ++i) {
+        if (errors[i]) owners[i]->state->error = errors[i];
+        if (errors[i] || !due[i]->keep_going()) owners[i]->state->finished = true;
+    }
 }
 
 void FrameScheduler::run() {

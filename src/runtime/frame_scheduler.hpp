@@ -134,6 +134,9 @@ class FrameScheduler {
     void admit_locked();
     void start(Job& job);
     void step_all(const std::vector<std::shared_ptr<Job>>& jobs);
+    void decode_due_packets(const std::vector<std::shared_ptr<Job>>& jobs);
+    void decode_packets(const std::vector<FrameAudio*>& due,
+                        const std::vector<Job::Engine*>& owners);
     void finish(Job& job, JobResult::Status status, std::exception_ptr error = nullptr);
 
     std::shared_ptr<const TtsModel> model_;
@@ -141,6 +144,9 @@ class FrameScheduler {
     std::unique_ptr<ThreadPool> pool_;
     backend::ExecContext exec_;
     StepScratch scratch_;
+    // Worker thread only: steps taken (the codec batches' clock), a codec batch waiting.
+    int64_t codec_steps_ = 0;
+    bool codec_batch_due_ = false;
 
     std::shared_ptr<FrameSchedulerSignal> signal_;  // its mutex guards the members below
     std::deque<std::shared_ptr<Job>> queue_;

@@ -97,7 +97,7 @@ void prefill_step(const backend::ExecContext& ctx, const TtsModel& model, Stream
 // ref: modeling_qwen3_tts.py, Qwen3TTSTalkerForConditionalGeneration.forward (a decode step:
 // the code predictor fills the frame, then its embedding plus the trailing text goes in)
 void decode_step(const backend::ExecContext& ctx, const TtsModel& model, StreamState* const* states,
-                 int64_t count, StepScratch& sc) {
+                 int64_t count, StepScratch& sc, const std::function<void()>& frames_out) {
     if (count == 0) return;
     sc.reserve(model, count);
     const Talker& talker = model.talker();
@@ -134,9 +134,7 @@ void decode_step(const backend::ExecContext& ctx, const TtsModel& model, StreamS
                       choose);
     const double predictor_ms = ms_since(t0);
 
-    // Hand out the frames; the requests that go on get their talker input row.
-    t0 = std::chrono::steady_clock::now();
-    int64_t rows = 0;
+    // Hand out the frames.
     for (int64_t s = 0; s < count; ++s) {
         StreamState& st = *states[s];
         st.stats.predictor_ms += predictor_ms;
@@ -145,14 +143,20 @@ void decode_step(const backend::ExecContext& ctx, const TtsModel& model, StreamS
         if (st.keep_codes) st.codes.insert(st.codes.end(), st.frame.begin(), st.frame.end());
         const int64_t f = st.stats.frames++;
         try {
-            if (st.hooks.on_frame && !st.hooks.on_frame(f, st.frame.data())) {
-                st.finished = true;
-                continue;
-            }
+            if (st.hooks.on_frame && !st.hooks.on_frame(f, st.frame.data())) st.finished = true;
         } catch (...) {
             st.fail();
-            continue;
         }
+    }
+    if (frames_out) frames_out();
+
+    // The requests that go on get their talker input row.
+    t0 = std::chrono::steady_clock::now();
+    int64_t rows = 0;
+    for (int64_t s = 0; s < count; ++s) {
+        StreamState& st = *states[s];
+        if (st.finished) continue;
+        const int64_t f = st.stats.frames - 1;  // the frame just handed out
         const float* text =
             f < st.prompt.n_trailing ? st.prompt.trailing.data() + f * H : st.prompt.tts_pad.data();
         float* x = sc.x.data() + rows * H;

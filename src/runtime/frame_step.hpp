@@ -6,6 +6,8 @@
 // (docs/batching.md).
 #pragma once
 
+#include <functional>
+
 #include "backend/ops.hpp"
 #include "runtime/stream_state.hpp"
 
@@ -36,10 +38,13 @@ void prefill_step(const backend::ExecContext& ctx, const TtsModel& model, Stream
                   StepScratch& scratch);
 
 // One frame for each of `count` steppable requests: codebooks 1..15 of the frame whose
-// codebook 0 was drawn, the frame handed to on_frame, then the talker step that draws the
-// next codebook 0. A request that ends (EOS, frame limit, on_frame false, an error of its
-// own) gets finished = true; the others are not disturbed.
+// codebook 0 was drawn, the frame handed to on_frame, then `frames_out` (if set: the caller's
+// work on the new frames, e.g. their codec packets, which should not wait for the talker), then
+// the talker step that draws the next codebook 0 for those not finished by then. A request
+// that ends (EOS, frame limit, on_frame false, an error of its own) gets finished = true; the
+// others are not disturbed.
 void decode_step(const backend::ExecContext& ctx, const TtsModel& model, StreamState* const* states,
-                 int64_t count, StepScratch& scratch);
+                 int64_t count, StepScratch& scratch,
+                 const std::function<void()>& frames_out = nullptr);
 
 }  // namespace qwen3tts

@@ -1,6 +1,7 @@
 #include "runtime/speech.hpp"
 
 #include <chrono>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -72,19 +73,14 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
     return st;
 }
 
-// The first frame is decoded alone (time to first audio); later frames in packets of
-// kPacketFrames, which spreads the codec's per-step weight reads (its low-rate stages re-read
-// ~400 MB of weights per step) at a latency of a few frames.
-constexpr int64_t kPacketFrames = 4;
-
 FrameAudio::FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
                        const VoiceClonePrompt* voice, AudioCallback on_audio)
     : stream_(codec.new_stream(ctx)),
       on_audio_(std::move(on_audio)),
       n_cb_(codec.n_codebook()),
       spf_(codec.samples_per_frame()),
-      pending_(size_t(kPacketFrames * n_cb_)),
-      audio_(size_t(kPacketFrames * spf_)) {
+      pending_(size_t(kMaxPendingFrames * n_cb_)),
+      audio_(size_t(kMaxPendingFrames * spf_)) {
     if (voice && voice->in_context()) {
         // Prime the decoder's carried state with the reference frames; their audio is dropped.
         std::vector<float> discard(size_t(spf_) * 8);
@@ -97,10 +93,18 @@ FrameAudio::FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ct
 }
 
 bool FrameAudio::add_frame(const int32_t* codes) {
+    push_frame(codes);
+    return packet_due() ? flush() : keep_going_;
+}
+
+void FrameAudio::push_frame(const int32_t* codes) {
+    QWEN3TTS_ASSERT(n_pending_ < kMaxPendingFrames);
     for (int64_t g = 0; g < n_cb_; ++g) pending_[size_t(n_pending_ * n_cb_ + g)] = codes[g];
     ++n_pending_;
-    if (n_decoded_ == 0 || n_pending_ == kPacketFrames) return flush();
-    return keep_going_;
+}
+
+bool FrameAudio::packet_due() const {
+    return n_pending_ > 0 && (n_decoded_ == 0 || n_pending_ >= kPacketFrames);
 }
 
 bool FrameAudio::flush() {
@@ -109,14 +113,50 @@ bool FrameAudio::flush() {
     const auto t0 = clock::now();
     stream_->decode_frames(pending_.data(), n_pending_, audio_.data());
     const auto t1 = clock::now();
-    codec_ms_ += ms_between(t0, t1);
-    if (n_decoded_ == 0) first_audio_ = t1;
+    deliver(t1, ms_between(t0, t1));
+    return keep_going_;
+}
+
+void FrameAudio::flush_batch(FrameAudio* const* audio, int n, std::exception_ptr* errors) {
+    std::vector<CodecStream*> streams;
+    std::vector<const int64_t*> codes;
+    std::vector<int64_t> frames;
+    std::vector<float*> out;
+    int64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+        FrameAudio& a = *audio[i];
+        if (a.n_pending_ == 0) continue;
+        streams.push_back(a.stream_.get());
+        codes.push_back(a.pending_.data());
+        frames.push_back(a.n_pending_);
+        out.push_back(a.audio_.data());
+        total += a.n_pending_;
+    }
+    if (streams.empty()) return;
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    CodecStream::decode_batch(streams.data(), codes.data(), frames.data(), out.data(),
+                              int(streams.size()));
+    const auto t1 = clock::now();
+    const double ms = ms_between(t0, t1);
+    for (int i = 0; i < n; ++i) {
+        if (audio[i]->n_pending_ == 0) continue;
+        try {
+            audio[i]->deliver(t1, ms * double(audio[i]->n_pending_) / double(total));
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    }
+}
+
+void FrameAudio::deliver(std::chrono::steady_clock::time_point decoded, double codec_ms) {
+    codec_ms_ += codec_ms;
+    if (n_decoded_ == 0) first_audio_ = decoded;
     const size_t n = size_t(n_pending_ * spf_);
     samples_ += int64_t(n);
     n_decoded_ += n_pending_;
     n_pending_ = 0;
     if (on_audio_ && keep_going_) keep_going_ = on_audio_(audio_.data(), n);
-    return keep_going_;
 }
 
 }  // namespace qwen3tts

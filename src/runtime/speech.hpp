@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <memory>
 
@@ -36,13 +37,34 @@ using AudioCallback = std::function<bool(const float* samples, size_t n)>;
 // first frame decoded alone (time to first audio) and later ones in packets.
 class FrameAudio {
   public:
+    // The first frame is decoded alone (time to first audio); later frames in packets of
+    // kPacketFrames, which spreads the codec's per-step weight reads (its low-rate stages
+    // re-read ~400 MB of weights per step) at a latency of a few frames.
+    static constexpr int64_t kPacketFrames = 4;
+    // Frames a batch may hold back (push_frame) before they must be decoded.
+    static constexpr int64_t kMaxPendingFrames = 2 * kPacketFrames;
+
     FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
                const VoiceClonePrompt* voice, AudioCallback on_audio);
 
-    // Takes one frame [16]; returns false once the callback asked to stop.
+    // Takes one frame [16] and decodes the packet it completes; returns false once the callback
+    // asked to stop.
     bool add_frame(const int32_t* codes);
+    // Takes one frame [16] without decoding: a batch of requests decodes its due packets
+    // together (flush_batch). At most kMaxPendingFrames frames are held.
+    void push_frame(const int32_t* codes);
+    // A packet is complete (the first frame alone, then kPacketFrames frames).
+    bool packet_due() const;
+    int64_t pending_frames() const { return n_pending_; }
+    bool audio_started() const { return n_decoded_ > 0; }
     // Decodes the frames still held back (at the end of the request).
     bool flush();
+    // flush() for several requests of one codec and context at once, each codec layer run
+    // once for all (CodecStream::decode_batch; each request's audio is what its own flush()
+    // gives). The batch's codec time is shared among them by frames. Bad codes throw before
+    // anything is decoded; a callback that throws is caught and its error put in errors[i].
+    static void flush_batch(FrameAudio* const* audio, int n, std::exception_ptr* errors);
+    bool keep_going() const { return keep_going_; }
 
     double codec_ms() const { return codec_ms_; }
     int64_t samples() const { return samples_; }
@@ -50,6 +72,9 @@ class FrameAudio {
     std::chrono::steady_clock::time_point first_audio() const { return first_audio_; }
 
   private:
+    // Hands the decoded packet to the callback.
+    void deliver(std::chrono::steady_clock::time_point decoded, double codec_ms);
+
     std::unique_ptr<CodecStream> stream_;
     AudioCallback on_audio_;
     int64_t n_cb_, spf_, n_pending_ = 0, n_decoded_ = 0, samples_ = 0;
