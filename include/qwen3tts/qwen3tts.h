@@ -350,6 +350,12 @@ QWEN3TTS_API int qwen3tts_request_cancel(qwen3tts_request* request);
 /* Incremental requests: more text, and the end of the text (another push is then an error). */
 QWEN3TTS_API int qwen3tts_request_push_text(qwen3tts_request* request, const char* text);
 QWEN3TTS_API int qwen3tts_request_finish_text(qwen3tts_request* request);
+/* Incremental requests: speaks all text pushed so far now, the last word included, which
+ * otherwise waits until the next characters show where it ends (a writer that pauses). The
+ * text after it is tokenised on its own: the codes equal those of the whole text when the cut
+ * is where a piece of the tokenizer ends anyway (after "." before the space that follows).
+ * An error after qwen3tts_request_finish_text or on a request submitted whole. */
+QWEN3TTS_API int qwen3tts_request_flush_text(qwen3tts_request* request);
 
 typedef struct qwen3tts_request_result {
     size_t struct_size;

@@ -217,6 +217,7 @@ _SIGNATURES = {
     "qwen3tts_request_cancel": (_int, [_vp]),
     "qwen3tts_request_push_text": (_int, [_vp, _str]),
     "qwen3tts_request_finish_text": (_int, [_vp]),
+    "qwen3tts_request_flush_text": (_int, [_vp]),
     "qwen3tts_request_wait": (_int, [_vp, _p(RequestResult), _p(Report)]),
     "qwen3tts_request_done": (_int, [_vp]),
     "qwen3tts_request_free": (None, [_vp]),

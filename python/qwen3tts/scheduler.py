@@ -1,7 +1,7 @@
 """Many requests at once: a Scheduler runs every request submitted to it together on one model
 (continuous batching), and each request's audio is exactly what it would be alone (same seed and
 options). Requests can take their text piece by piece (incremental=True, push_text,
-finish_text), be cancelled from any thread, and are waited for with wait()."""
+finish_text, flush_text), be cancelled from any thread, and are waited for with wait()."""
 
 import ctypes
 import threading
@@ -62,6 +62,12 @@ class Request:
     def finish_text(self):
         """The end of an incremental request's text."""
         self._call("qwen3tts_request_finish_text")
+
+    def flush_text(self):
+        """Speaks the text pushed so far now, the last word included (a writer that pauses).
+        The text after it is tokenised on its own: the audio equals the whole text's when the
+        cut is where a tokenizer piece ends anyway (after "." before the following space)."""
+        self._call("qwen3tts_request_flush_text")
 
     def done(self):
         return bool(self._ptr) and _lib.lib().qwen3tts_request_done(self._ptr) == 1

@@ -50,6 +50,23 @@ class SchedulerTest(unittest.TestCase):
         )
         np.testing.assert_array_equal(pieces.audio, wavs[0])
 
+    def test_flush_at_a_sentence_end_keeps_the_whole_text_audio(self):
+        text = "Hello there. The quick brown fox."
+        with qwen3tts.Scheduler(self.model) as s:
+            r = s.submit("Hello there.", speaker="ryan", incremental=True, seed=3,
+                         max_new_tokens=12)
+            r.flush_text()
+            r.push_text(" The quick brown fox.")
+            r.finish_text()
+            with self.assertRaises(qwen3tts.InvalidArgumentError) as e:
+                r.flush_text()
+            self.assertIn("flush_text: the text was already finished", str(e.exception))
+            pieces = r.wait()
+        wavs, _ = self.model.generate_custom_voice(
+            text, "ryan", non_streaming_mode=False, seed=3, max_new_tokens=12
+        )
+        np.testing.assert_array_equal(pieces.audio, wavs[0])
+
     def test_cancel_and_busy(self):
         with qwen3tts.Scheduler(self.model, max_batch=1, max_queue=0) as s:
             r = s.submit(FOX * 3, speaker="ryan", max_new_tokens=400, **GREEDY)

@@ -221,6 +221,13 @@ int qwen3tts_request_finish_text(qwen3tts_request* request) {
     });
 }
 
+int qwen3tts_request_flush_text(qwen3tts_request* request) {
+    return guarded([&] {
+        require(request, "qwen3tts_request_flush_text", "request");
+        request->request.flush_text();
+    });
+}
+
 int qwen3tts_request_wait(qwen3tts_request* request, qwen3tts_request_result* result,
                           qwen3tts_report* report) {
     return guarded([&] {

@@ -223,6 +223,58 @@ TEST(CApiScheduler, IncrementalTextEqualsTheWholeTextInTheStreamingLayout) {
     EXPECT_EQ(wait(plain.get()).status, QWEN3TTS_REQUEST_COMPLETED);
 }
 
+// A flush where a tokenizer piece ends anyway (after "." before the following space) commits
+// the pending text without changing the codes or the audio of the whole text.
+TEST(CApiScheduler, FlushAtASentenceEndKeepsTheWholeTextCodes) {
+    const auto model = load_model("tiny-custom_voice");
+    const auto scheduler = new_scheduler(model.get());
+    qwen3tts_options o = sampled(model.get(), "Ryan", 4, 12);
+    Sink pieces;
+    const qwen3tts_request_callbacks cb = callbacks(&pieces, true);
+    qwen3tts_request* r = nullptr;
+    ASSERT_EQ(qwen3tts_scheduler_submit_incremental(scheduler.get(), "Hello there.", &o, &cb, &r),
+              QWEN3TTS_OK)
+        << qwen3tts_last_error();
+    const CRequest incremental(r);
+    ASSERT_EQ(qwen3tts_request_flush_text(r), QWEN3TTS_OK) << qwen3tts_last_error();
+    ASSERT_EQ(qwen3tts_request_push_text(r, " The quick brown fox."), QWEN3TTS_OK);
+    ASSERT_EQ(qwen3tts_request_finish_text(r), QWEN3TTS_OK);
+    EXPECT_EQ(qwen3tts_request_flush_text(r), QWEN3TTS_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(qwen3tts_last_error(), "flush_text: the text was already finished");
+    EXPECT_EQ(wait(r).status, QWEN3TTS_REQUEST_COMPLETED);
+
+    o.text_layout = "streaming";
+    Sink whole;
+    const qwen3tts_request_callbacks wcb = callbacks(&whole, true);
+    EXPECT_EQ(
+        wait(submit(scheduler.get(), "Hello there. The quick brown fox.", o, &wcb).get()).status,
+        QWEN3TTS_REQUEST_COMPLETED);
+    ASSERT_FALSE(whole.codes.empty());
+    EXPECT_EQ(pieces.codes, whole.codes);
+    EXPECT_EQ(pieces.audio, whole.audio);
+
+    // A flush inside a word is a hard cut: "the" and "re" are then two words.
+    o.text_layout = "auto";
+    Sink cut;
+    const qwen3tts_request_callbacks ccb = callbacks(&cut, true);
+    ASSERT_EQ(qwen3tts_scheduler_submit_incremental(scheduler.get(), "Hello the", &o, &ccb, &r),
+              QWEN3TTS_OK);
+    const CRequest mid_word(r);
+    ASSERT_EQ(qwen3tts_request_flush_text(r), QWEN3TTS_OK);
+    ASSERT_EQ(qwen3tts_request_push_text(r, "re. The quick brown fox."), QWEN3TTS_OK);
+    ASSERT_EQ(qwen3tts_request_finish_text(r), QWEN3TTS_OK);
+    EXPECT_EQ(wait(r).status, QWEN3TTS_REQUEST_COMPLETED);
+    ASSERT_FALSE(cut.codes.empty());
+    EXPECT_NE(cut.codes, whole.codes);
+
+    const CRequest plain = submit(scheduler.get(), kHello, o, nullptr);
+    EXPECT_EQ(qwen3tts_request_flush_text(plain.get()), QWEN3TTS_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(qwen3tts_last_error(),
+                 "flush_text: this request was not submitted with incremental text");
+    EXPECT_EQ(qwen3tts_request_flush_text(nullptr), QWEN3TTS_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(wait(plain.get()).status, QWEN3TTS_REQUEST_COMPLETED);
+}
+
 TEST(CApiScheduler, CancelStopAndAFullQueue) {
     const auto model = load_model("tiny-custom_voice");
     const auto scheduler = new_scheduler(model.get(), 1, 1);
