@@ -75,7 +75,7 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
 
 FrameAudio::FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
                        const VoiceClonePrompt* voice, AudioCallback on_audio)
-    : stream_(codec.new_stream(ctx)),
+    : stream_(codec.new_stream(ctx, int(kMaxPendingFrames))),
       on_audio_(std::move(on_audio)),
       n_cb_(codec.n_codebook()),
       spf_(codec.samples_per_frame()),
@@ -83,11 +83,10 @@ FrameAudio::FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ct
       audio_(size_t(kMaxPendingFrames * spf_)) {
     if (voice && voice->in_context()) {
         // Prime the decoder's carried state with the reference frames; their audio is dropped.
-        std::vector<float> discard(size_t(spf_) * 8);
         const int64_t ref_frames = int64_t(voice->ref_codes.size()) / n_cb_;
-        for (int64_t f = 0; f < ref_frames; f += 8) {
-            const int64_t n = std::min<int64_t>(8, ref_frames - f);
-            stream_->decode_frames(voice->ref_codes.data() + f * n_cb_, n, discard.data());
+        for (int64_t f = 0; f < ref_frames; f += kMaxPendingFrames) {
+            const int64_t n = std::min<int64_t>(kMaxPendingFrames, ref_frames - f);
+            stream_->decode_frames(voice->ref_codes.data() + f * n_cb_, n, audio_.data());
         }
     }
 }

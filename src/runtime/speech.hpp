@@ -41,7 +41,8 @@ class FrameAudio {
     // kPacketFrames, which spreads the codec's per-step weight reads (its low-rate stages
     // re-read ~400 MB of weights per step) at a latency of a few frames.
     static constexpr int64_t kPacketFrames = 4;
-    // Frames a batch may hold back (push_frame) before they must be decoded.
+    // Frames a batch may hold back (push_frame) before they must be decoded; also the codec
+    // stream's largest step, which sizes its scratch (12 MB for the released codec).
     static constexpr int64_t kMaxPendingFrames = 2 * kPacketFrames;
 
     FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
