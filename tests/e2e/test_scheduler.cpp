@@ -141,6 +141,21 @@ TEST(Scheduler, CustomVoiceSampledBatchEqualsSoloRuns) {
     expect_solo_equal(model, cases, {0, 0, 3, 7});
 }
 
+// The codec batch waits while a request is prefilling (so that its first audio does not wait
+// for the batch), but a long prompt takes many steps: the running request's held frames are
+// decoded once it holds the most it may (8), and its audio is still its solo audio.
+TEST(Scheduler, ALongPrefillDoesNotHoldTheOthersAudioBack) {
+    const Model model = load("tiny-custom_voice");
+    Case running = sampled(model, kHello, 21, 30);
+    running.options.speaker = "Ryan";
+    std::string long_text;
+    for (int i = 0; i < 30; ++i) long_text += kFox + " ";
+    Case joining = sampled(model, long_text, 22, 3);
+    joining.options.speaker = "Vivian";
+    joining.options.text_layout = "non-streaming";  // the whole text in the prompt: ~12 chunks
+    expect_solo_equal(model, {running, joining}, {0, 2});
+}
+
 TEST(Scheduler, VoiceDesignSampledBatchEqualsSoloRuns) {
     const Model model = load("tiny-voice_design");
     std::vector<Case> cases;
