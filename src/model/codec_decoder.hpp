@@ -137,6 +137,7 @@ class CodecStream {
     // with the packets) up to max_packet, which spreads the low-rate stages' weight reads
     // (~0.5 GB per step in f32) over more frames. max_packet <= 0 is Error(invalid_argument).
     int next_packet_frames(int max_packet) const;
+    const CodecDecoder& decoder() const { return dec_; }
     int max_chunk_frames() const { return max_chunk_; }
     int conv_chunk_frames() const { return conv_chunk_; }
     size_t state_bytes() const;    // carried state (conv contexts + KV windows)

@@ -1,7 +1,9 @@
 #include "nn/kv_cache.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -39,6 +41,22 @@ KvCache::KvCache(int64_t n_layer, int64_t capacity, int64_t kv_dim)
     }
     k_ = static_cast<float*>(p);
     v_ = k_ + bytes_ / sizeof(float);
+}
+
+void KvCache::release_pages_from(int64_t keep) {
+    length_ = 0;
+    if (!k_) return;
+    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const size_t layer_floats = size_t(capacity_ * kv_dim_);
+    const size_t kept_floats = size_t(std::clamp<int64_t>(keep, 0, capacity_) * kv_dim_);
+    for (float* base : {k_, v_})
+        for (int64_t l = 0; l < n_layer_; ++l) {
+            // Whole pages inside this layer's unkept span only: the neighbours' pages stay.
+            const float* layer = base + size_t(l) * layer_floats;
+            const uintptr_t start = (uintptr_t(layer + kept_floats) + page - 1) / page * page;
+            const uintptr_t end = uintptr_t(layer + layer_floats) / page * page;
+            if (start < end) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
+        }
 }
 
 KvCache::~KvCache() {

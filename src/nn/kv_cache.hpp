@@ -22,11 +22,16 @@ class KvCache {
 
     float* keys(int64_t layer) { return k_ + layer * capacity_ * kv_dim_; }
     float* values(int64_t layer) { return v_ + layer * capacity_ * kv_dim_; }
+    int64_t n_layer() const { return n_layer_; }
     int64_t capacity() const { return capacity_; }
     int64_t kv_dim() const { return kv_dim_; }
     int64_t length() const { return length_; }  // positions filled so far
     void set_length(int64_t n) { length_ = n; }
     void reset() { length_ = 0; }
+    // Empties the cache and gives the pages of positions >= `keep` back to the system (they
+    // read as zeros and become resident again when written): a kept cache holds on to the
+    // memory of its first `keep` positions only.
+    void release_pages_from(int64_t keep);
 
   private:
     void release();

@@ -107,6 +107,7 @@ FrameScheduler::FrameScheduler(std::shared_ptr<const TtsModel> model,
     exec_.kernels = options.session.kernels;
     exec_.pool = pool_.get();
     scratch_.reserve(*model_, options.max_batch);
+    memory_ = std::make_unique<RequestMemoryPool>(exec_, options.max_batch);
     worker_ = std::thread([this] { run(); });
 }
 
@@ -221,11 +222,12 @@ void FrameScheduler::start(Job& job) {
             return !en.audio || en.audio->keep_going();
         };
         e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
-                                                std::move(hooks));
+                                                std::move(hooks), memory_.get());
         e.state->keep_codes = false;
         e.state->text_complete = !spec.incremental_text;
         if (spec.codec)
-            e.audio = std::make_unique<FrameAudio>(*spec.codec, exec_, spec.voice, spec.on_audio);
+            e.audio =
+                std::make_unique<FrameAudio>(*spec.codec, *memory_, spec.voice, spec.on_audio);
     }
     if (e.text && !e.state->text_complete) {
         Prompt& p = e.state->prompt;
@@ -255,7 +257,10 @@ void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_p
         if (r.samples > 0) r.first_audio_ms = ms_between(job.submitted_, e.audio->first_audio());
     }
     r.total_ms = ms_between(job.submitted_, std::chrono::steady_clock::now());
-    e.state.reset();  // the KV caches and the codec state go now
+    // The KV caches and the codec stream go to the next requests.
+    if (e.state) e.state->release_memory(*memory_);
+    if (e.audio) e.audio->release_memory(*memory_);
+    e.state.reset();
     e.audio.reset();
     e.text.reset();
     e.retired = true;
@@ -299,8 +304,15 @@ void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
             ready.push_back(e.state.get());
     }
     // The codec packets go out before the talker step, which they do not need.
-    decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_,
-                [&] { decode_due_packets(jobs); });
+    try {
+        decode_step(exec_, *model_, ready.data(), int64_t(ready.size()), scratch_,
+                    [&] { decode_due_packets(jobs); });
+    } catch (...) {
+        // Not one request's error (those end their request inside the step): the step's
+        // requests end with it, the scheduler goes on.
+        for (StreamState* st : ready)
+            if (!st->finished) st->fail();
+    }
     const std::lock_guard<std::mutex> lk(signal_->mu);
     frames_ += int64_t(ready.size());
 }

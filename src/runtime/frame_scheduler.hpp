@@ -144,6 +144,7 @@ class FrameScheduler {
     std::unique_ptr<ThreadPool> pool_;
     backend::ExecContext exec_;
     StepScratch scratch_;
+    std::unique_ptr<RequestMemoryPool> memory_;  // worker thread only
     // Worker thread only: steps taken (the codec batches' clock), a codec batch waiting.
     int64_t codec_steps_ = 0;
     bool codec_batch_due_ = false;

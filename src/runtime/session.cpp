@@ -10,6 +10,7 @@ Session::Session(std::shared_ptr<const TtsModel> model, const SessionOptions& op
           resolve_thread_count(options.threads, "threads", options.oversubscribe))) {
     exec_.kernels = options.kernels;
     exec_.pool = pool_.get();
+    memory_ = std::make_unique<RequestMemoryPool>(exec_, 1);
 }
 
 Prompt Session::build_prompt(const PromptRequest& request) const {
@@ -20,11 +21,12 @@ Prompt Session::build_prompt(const PromptRequest& request) const {
 
 std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationParams& params,
                                        const GenerationHooks& hooks, GenerationStats* stats) {
-    StreamState st(*model_, prompt, params, hooks);
+    StreamState st(*model_, prompt, params, hooks, memory_.get());
     st.codes.reserve(size_t(st.max_tokens) * st.frame.size());
     while (st.prefilling()) prefill_step(exec_, *model_, st, scratch_);
     StreamState* one[1] = {&st};
     while (!st.finished) decode_step(exec_, *model_, one, 1, scratch_);
+    st.release_memory(*memory_);
     if (st.error) std::rethrow_exception(st.error);
     if (stats) *stats = st.stats;
     return std::move(st.codes);

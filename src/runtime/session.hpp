@@ -28,6 +28,8 @@ class Session {
     const TtsModel& model() const { return *model_; }
     const backend::ExecContext& exec() const { return exec_; }
     ThreadPool* pool() const { return pool_.get(); }
+    // The last request's KV caches and codec stream, kept for the next one.
+    RequestMemoryPool& memory() { return *memory_; }
 
     Prompt build_prompt(const PromptRequest& request) const;
 
@@ -42,6 +44,7 @@ class Session {
     std::unique_ptr<ThreadPool> pool_;
     backend::ExecContext exec_;
     StepScratch scratch_;
+    std::unique_ptr<RequestMemoryPool> memory_;
 };
 
 }  // namespace qwen3tts

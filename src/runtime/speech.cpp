@@ -61,7 +61,7 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
         return st;
     }
 
-    FrameAudio audio(codec, session.exec(), voice, on_audio);
+    FrameAudio audio(codec, session.memory(), voice, on_audio);
     GenerationHooks hooks;
     hooks.on_frame = [&](int64_t, const int32_t* codes) { return audio.add_frame(codes); };
     session.generate(prompt, params, hooks, &st.generation);
@@ -70,12 +70,22 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
     st.samples = audio.samples();
     if (audio.samples() > 0) st.first_audio_ms = ms_between(t_start, audio.first_audio());
     st.total_ms = ms_between(t_start, clock::now());
+    audio.release_memory(session.memory());
     return st;
 }
 
-FrameAudio::FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
+FrameAudio::FrameAudio(const CodecDecoder& codec, RequestMemoryPool& memory,
                        const VoiceClonePrompt* voice, AudioCallback on_audio)
-    : stream_(codec.new_stream(ctx, int(kMaxPendingFrames))),
+    : FrameAudio(codec, memory.take_codec_stream(codec, int(kMaxPendingFrames)), voice,
+                 std::move(on_audio)) {}
+
+void FrameAudio::release_memory(RequestMemoryPool& memory) {
+    memory.keep_codec_stream(std::move(stream_));
+}
+
+FrameAudio::FrameAudio(const CodecDecoder& codec, std::unique_ptr<CodecStream> stream,
+                       const VoiceClonePrompt* voice, AudioCallback on_audio)
+    : stream_(std::move(stream)),
       on_audio_(std::move(on_audio)),
       n_cb_(codec.n_codebook()),
       spf_(codec.samples_per_frame()),

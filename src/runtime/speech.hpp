@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "model/codec_decoder.hpp"
+#include "runtime/request_memory.hpp"
 #include "runtime/session.hpp"
 
 namespace qwen3tts {
@@ -45,8 +46,11 @@ class FrameAudio {
     // stream's largest step, which sizes its scratch (12 MB for the released codec).
     static constexpr int64_t kMaxPendingFrames = 2 * kPacketFrames;
 
-    FrameAudio(const CodecDecoder& codec, const backend::ExecContext& ctx,
-               const VoiceClonePrompt* voice, AudioCallback on_audio);
+    // Its codec stream comes from `memory` (give it back with release_memory).
+    FrameAudio(const CodecDecoder& codec, RequestMemoryPool& memory, const VoiceClonePrompt* voice,
+               AudioCallback on_audio);
+    // Hands the codec stream to `memory` for the next request; this object is done.
+    void release_memory(RequestMemoryPool& memory);
 
     // Takes one frame [16] and decodes the packet it completes; returns false once the callback
     // asked to stop.
@@ -73,6 +77,8 @@ class FrameAudio {
     std::chrono::steady_clock::time_point first_audio() const { return first_audio_; }
 
   private:
+    FrameAudio(const CodecDecoder& codec, std::unique_ptr<CodecStream> stream,
+               const VoiceClonePrompt* voice, AudioCallback on_audio);
     // Hands the decoded packet to the callback.
     void deliver(std::chrono::steady_clock::time_point decoded, double codec_ms);
 

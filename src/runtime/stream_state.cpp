@@ -25,7 +25,7 @@ void GenerationParams::validate() const {
 }
 
 StreamState::StreamState(const TtsModel& model, Prompt prompt_, const GenerationParams& params_,
-                         GenerationHooks hooks_)
+                         GenerationHooks hooks_, RequestMemoryPool* memory)
     : prompt(std::move(prompt_)), params(params_), hooks(std::move(hooks_)), sampler(params.seed) {
     params.validate();
     const TalkerConfig& tc = model.config().talker;
@@ -35,17 +35,26 @@ StreamState::StreamState(const TtsModel& model, Prompt prompt_, const Generation
         std::min<int64_t>(params.max_new_tokens, tc.max_position_embeddings - prompt.length);
     QWEN3TTS_ASSERT(max_tokens >= 1);  // build_prompt rejects prompts that fill the context
     try {
-        talker_cache = model.talker().stack().make_cache(prompt.length + max_tokens);
+        const DecoderStack& stack = model.talker().stack();
+        const int64_t capacity = prompt.length + max_tokens;
+        talker_cache = memory ? memory->take_cache(stack, capacity) : stack.make_cache(capacity);
     } catch (const Error& e) {
         throw Error(e.code(), std::string("talker: ") + e.what() + " (prompt of " +
                                   std::to_string(prompt.length) + " positions + at most " +
                                   std::to_string(max_tokens) + " generated)");
     }
-    predictor_cache = model.predictor().make_cache();
+    predictor_cache =
+        memory ? memory->take_cache(model.predictor().stack(), model.predictor().n_codebooks())
+               : model.predictor().make_cache();
     past_hidden.resize(size_t(prompt.hidden));
     frame.resize(size_t(model.predictor().n_codebooks()));
     seen.assign(size_t(tc.vocab_size), 0);
     stats.prompt_positions = prompt.length;
+}
+
+void StreamState::release_memory(RequestMemoryPool& memory) {
+    memory.keep_cache(std::move(talker_cache));
+    memory.keep_cache(std::move(predictor_cache));
 }
 
 void StreamState::fail() {

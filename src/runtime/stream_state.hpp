@@ -11,6 +11,7 @@
 #include "model/prompt.hpp"
 #include "model/tts_model.hpp"
 #include "nn/kv_cache.hpp"
+#include "runtime/request_memory.hpp"
 #include "runtime/sampler.hpp"
 
 namespace qwen3tts {
@@ -48,9 +49,12 @@ struct GenerationStats {
 
 struct StreamState {
     // Reserves the talker's KV cache for the prompt and the most frames the request may make
-    // (an Error naming the sizes when that memory is not available).
+    // (an Error naming the sizes when that memory is not available); the caches come from
+    // `memory` when given (give them back with release_memory).
     StreamState(const TtsModel& model, Prompt prompt, const GenerationParams& params,
-                GenerationHooks hooks = {});
+                GenerationHooks hooks = {}, RequestMemoryPool* memory = nullptr);
+    // Hands the KV caches to `memory` for the next request (this state is done with them).
+    void release_memory(RequestMemoryPool& memory);
 
     Prompt prompt;
     GenerationParams params;

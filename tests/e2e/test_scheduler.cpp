@@ -156,6 +156,44 @@ TEST(Scheduler, ALongPrefillDoesNotHoldTheOthersAudioBack) {
     expect_solo_equal(model, {running, joining}, {0, 2});
 }
 
+// A request's KV caches and codec stream are those of requests that ended before it
+// (runtime/request_memory.hpp): its codes and audio are the same as on new memory. Ryan's
+// longer request leaves positions and codec state behind that Vivian's would read if it
+// were not reset, and Ryan's second run gets the memory of both.
+TEST(Scheduler, ARequestOnTheMemoryOfEndedOnesEqualsItsFirstRun) {
+    const Model model = load("tiny-custom_voice");
+    Case ryan = sampled(model, kFox, 31, 24);
+    ryan.options.speaker = "Ryan";
+    Case vivian = sampled(model, kNihao, 32, 9);
+    vivian.options.speaker = "Vivian";
+    vivian.options.language = "Chinese";
+    Scheduler scheduler(model, scheduler_options(2));
+    auto run = [&](const Case& c) {
+        Outcome o;
+        RequestCallbacks cb;
+        cb.on_frame = [&](const int32_t* f) {
+            o.codes.insert(o.codes.end(), f, f + 16);
+            return true;
+        };
+        cb.on_audio = [&](const float* x, size_t n) {
+            o.audio.insert(o.audio.end(), x, x + n);
+            return true;
+        };
+        o.result = scheduler.submit(c.text, c.options, std::move(cb)).wait();
+        EXPECT_EQ(o.result.status, RequestResult::Status::completed) << o.result.error;
+        return o;
+    };
+    const Outcome ryan_first = run(ryan);
+    const Outcome vivian_reused = run(vivian);
+    const Outcome ryan_reused = run(ryan);
+    const Outcome vivian_first = solo(model, vivian);
+    ASSERT_EQ(ryan_first.codes.size(), 24u * 16u);
+    EXPECT_EQ(ryan_reused.codes, ryan_first.codes);
+    EXPECT_EQ(ryan_reused.audio, ryan_first.audio);
+    EXPECT_EQ(vivian_reused.codes, vivian_first.codes);
+    EXPECT_EQ(vivian_reused.audio, vivian_first.audio);
+}
+
 TEST(Scheduler, VoiceDesignSampledBatchEqualsSoloRuns) {
     const Model model = load("tiny-voice_design");
     std::vector<Case> cases;
