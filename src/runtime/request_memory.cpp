@@ -11,12 +11,21 @@ RequestMemoryPool::RequestMemoryPool(const backend::ExecContext& ctx, int max_re
 KvCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capacity) {
     const DecoderStackShape& s = stack.shape();
     const int64_t kv_dim = s.n_head_kv * s.head_dim;
-    auto best = caches_.end();
-    for (auto it = caches_.begin(); it != caches_.end(); ++it)
-        if (it->n_layer() == s.n_layer && it->kv_dim() == kv_dim && it->capacity() >= capacity &&
+    auto best = caches_.end(), largest = caches_.end();
+    for (auto it = caches_.begin(); it != caches_.end(); ++it) {
+        if (it->n_layer() != s.n_layer || it->kv_dim() != kv_dim) continue;
+        if (it->capacity() >= capacity &&
             (best == caches_.end() || it->capacity() < best->capacity()))
             best = it;
-    if (best == caches_.end()) return stack.make_cache(capacity);
+        if (largest == caches_.end() || it->capacity() > largest->capacity()) largest = it;
+    }
+    if (best == caches_.end()) {
+        // None is large enough: the largest kept one would only sit beside the new one.
+        if (largest != caches_.end()) caches_.erase(largest);
+        // Rounded up, so that the next requests' prompts of other lengths fit it too (address
+        // space only: pages are touched as positions are written).
+        return stack.make_cache((capacity + kCapacityStep - 1) / kCapacityStep * kCapacityStep);
+    }
     KvCache cache = std::move(*best);
     caches_.erase(best);
     return cache;

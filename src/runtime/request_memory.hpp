@@ -22,13 +22,16 @@ class RequestMemoryPool {
     // Positions of a kept KV cache whose pages stay resident (the rest are given back): a
     // long request does not leave its whole cache behind. 256 frames are 20 s of speech.
     static constexpr int64_t kKeptPositions = 256;
+    // New caches are made for a multiple of this many positions.
+    static constexpr int64_t kCapacityStep = 256;
 
     // Keeps the buffers of at most `max_requests` requests; codec streams run in `ctx`.
     RequestMemoryPool(const backend::ExecContext& ctx, int max_requests);
 
-    // A cache for `capacity` positions of `stack`: the smallest kept one that is large
-    // enough, else a new one (which may throw Error, see KvCache). Of each stack shape the
-    // pool keeps the largest `max_requests` caches.
+    // A cache for at least `capacity` positions of `stack`: the smallest kept one that is
+    // large enough, else a new one (which may throw Error, see KvCache), and then the largest
+    // kept one of that shape is freed. Of each stack shape the pool keeps the largest
+    // `max_requests` caches.
     KvCache take_cache(const DecoderStack& stack, int64_t capacity);
     void keep_cache(KvCache cache);
 

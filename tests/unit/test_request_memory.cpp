@@ -25,21 +25,23 @@ TEST(RequestMemoryPool, AKeptCacheServesTheNextRequestThatFits) {
     const DecoderStack& stack = tiny_model()->talker().stack();
     RequestMemoryPool pool({}, 2);
     KvCache a = pool.take_cache(stack, 100);
+    EXPECT_EQ(a.capacity(), 256);  // rounded up: other prompt lengths fit it too
     const float* memory = a.keys(0);
     a.set_length(40);
     pool.keep_cache(std::move(a));
-    // Too large for the kept one: new memory.
-    KvCache big = pool.take_cache(stack, 101);
-    EXPECT_NE(big.keys(0), memory);
     // Fits: the kept one, empty.
-    KvCache again = pool.take_cache(stack, 60);
+    KvCache again = pool.take_cache(stack, 200);
     EXPECT_EQ(again.keys(0), memory);
-    EXPECT_EQ(again.capacity(), 100);
+    EXPECT_EQ(again.capacity(), 256);
     EXPECT_EQ(again.length(), 0);
-    // Another stack's shape is not served from this one's caches.
     pool.keep_cache(std::move(again));
-    const DecoderStack& predictor = tiny_model()->predictor().stack();
-    EXPECT_EQ(pool.take_cache(predictor, 16).capacity(), 16);
+    // Too large for the kept one: a new one, and the kept one is freed (it would only sit
+    // beside it), so that the next request gets the new one.
+    KvCache big = pool.take_cache(stack, 257);
+    EXPECT_EQ(big.capacity(), 512);
+    const float* big_memory = big.keys(0);
+    pool.keep_cache(std::move(big));
+    EXPECT_EQ(pool.take_cache(stack, 10).keys(0), big_memory);
 }
 
 TEST(RequestMemoryPool, KeepsTheLargestCachesUpToItsSize) {
@@ -47,16 +49,16 @@ TEST(RequestMemoryPool, KeepsTheLargestCachesUpToItsSize) {
     RequestMemoryPool pool({}, 2);
     std::vector<KvCache> caches;
     std::vector<const float*> memory;
-    for (int64_t capacity : {30, 10, 20}) {
+    for (int64_t capacity : {768, 256, 512}) {
         caches.push_back(pool.take_cache(stack, capacity));
         memory.push_back(caches.back().keys(0));
     }
     for (KvCache& c : caches) pool.keep_cache(std::move(c));
-    // The 10-position cache went; the smallest kept one that fits is handed out first.
+    // The 256-position cache went; the smallest kept one that fits is handed out first.
     EXPECT_EQ(pool.take_cache(stack, 5).keys(0), memory[2]);
     EXPECT_EQ(pool.take_cache(stack, 5).keys(0), memory[0]);
-    // The pool is empty now: a new cache of the size asked (not the dropped 10).
-    EXPECT_EQ(pool.take_cache(stack, 5).capacity(), 5);
+    // The pool is empty now: a new cache (not the dropped one, which would be the same size).
+    EXPECT_EQ(pool.take_cache(stack, 5).capacity(), 256);
 }
 
 TEST(KvCache, ReleasingPagesKeepsTheFirstPositionsAndEmptiesTheRest) {
