@@ -308,7 +308,9 @@ INSTANTIATE_TEST_SUITE_P(
                           Case{QuantFormat::q4, 2, 19, 1120}, Case{QuantFormat::q8, 2, 19, 1120},
                           // register tiles of 4, 2 and 1 activation rows (16 streams)
                           Case{QuantFormat::q8, 7, 130, 1024}, Case{QuantFormat::q4, 16, 64, 3072},
-                          Case{QuantFormat::q4, 11, 37, 96}, Case{QuantFormat::q8, 16, 33, 160})),
+                          Case{QuantFormat::q4, 11, 37, 96}, Case{QuantFormat::q8, 16, 33, 160},
+                          // q4: 16 blocks, then a group of 4, a pair and an odd block
+                          Case{QuantFormat::q4, 5, 29, 736})),
     [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
         const Case& c = std::get<1>(p.param);
         return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" +

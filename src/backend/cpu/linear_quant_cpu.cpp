@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
@@ -72,6 +74,33 @@ struct ActRows {
     const float* xsum[4];
 };
 
+// q4 blocks g .. g+3 of the 16 from b (scale: their weight × activation scales per row) into
+// acc (blocks g, g+2) and acc_hi (g+1, g+3) for NX activation rows. One 64-byte load of codes
+// holds the 4 blocks, its low nibbles blocks g and g+2, its high nibbles g+1 and g+3, against
+// activations stored in that order (q4_block_order): no shuffle to unpack.
+template <int NX>
+QWEN3TTS_AVX512_VNNI inline void group_q4(const uint8_t* codes, int64_t b, int g, const ActRows& x,
+                                          const __m512* scale, __m512* acc, __m512* acc_hi) {
+    const __m512i nibble = _mm512_set1_epi8(0x0f);
+    const __m512i v = _mm512_loadu_si512(codes + (b + g) * 16);
+    const __m512i lo = _mm512_and_si512(v, nibble);
+    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
+    const __m512i lanes_lo = _mm512_set_epi32(g + 2, g + 2, g + 2, g + 2, g + 2, g + 2, g + 2,
+                                              g + 2, g, g, g, g, g, g, g, g);
+    const __m512i lanes_hi = _mm512_add_epi32(lanes_lo, _mm512_set1_epi32(1));
+#pragma GCC unroll 4
+    for (int r = 0; r < NX; ++r) {
+        const int8_t* q = x.xq[r] + (b + g) * kQuantBlock;
+        const __m512i d_lo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512(q));
+        const __m512i d_hi =
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, _mm512_loadu_si512(q + 64));
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d_lo),
+                                 _mm512_permutexvar_ps(lanes_lo, scale[r]), acc[r]);
+        acc_hi[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d_hi),
+                                    _mm512_permutexvar_ps(lanes_hi, scale[r]), acc_hi[r]);
+    }
+}
+
 // Σ_b ws_b · xs_b · Σ_j code_j · q_j  −  offset · Σ_b ws_b · xsum_b, 16 blocks per scale load,
 // for NX activation rows at once: the weight codes are loaded and unpacked once for all of
 // them, and each row's sums run in the same order as for NX = 1 (batch invariance).
@@ -80,9 +109,10 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
                                    const ActRows& x, int offset, float* out) {
     // Lanes 0-7 of a vpdpbusd result sum the pair's first block, lanes 8-15 its second.
     const __m512i pair_lanes = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m512 acc[NX], corr[NX], scale[NX];
+    // q4 groups' high nibbles sum into acc_hi: two FMA chains per row, not one.
+    __m512 acc[NX], acc_hi[NX], corr[NX], scale[NX];
 #pragma GCC unroll 4
-    for (int r = 0; r < NX; ++r) acc[r] = corr[r] = _mm512_setzero_ps();
+    for (int r = 0; r < NX; ++r) acc[r] = acc_hi[r] = corr[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < blocks; b += 16) {
         const int64_t nb = std::min<int64_t>(16, blocks - b);
         const __mmask16 m = __mmask16((1u << nb) - 1u);
@@ -92,7 +122,18 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
             corr[r] = _mm512_fmadd_ps(ws, _mm512_maskz_loadu_ps(m, x.xsum[r] + b), corr[r]);
             scale[r] = _mm512_mul_ps(ws, _mm512_maskz_loadu_ps(m, x.xscale[r] + b));
         }
-        for (int64_t p = 0; p < nb / 2; ++p) {
+        int64_t p = 0;
+        if constexpr (F == QuantFormat::q4) {
+            if (nb == 16) {
+#pragma GCC unroll 4
+                for (int g = 0; g < 4; ++g) group_q4<NX>(codes, b, 4 * g, x, scale, acc, acc_hi);
+                p = 8;
+            } else {
+                for (; 2 * p + 4 <= nb; p += 2)
+                    group_q4<NX>(codes, b, 2 * p, x, scale, acc, acc_hi);
+            }
+        }
+        for (; p < nb / 2; ++p) {
             const __m512i u = codes64<F>(codes, b / 2 + p);
             const __m512i lanes = _mm512_add_epi32(pair_lanes, _mm512_set1_epi32(int(2 * p)));
 #pragma GCC unroll 4
@@ -120,7 +161,8 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
     }
 #pragma GCC unroll 4
     for (int r = 0; r < NX; ++r)
-        out[r] = _mm512_reduce_add_ps(acc[r]) - float(offset) * _mm512_reduce_add_ps(corr[r]);
+        out[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r], acc_hi[r])) -
+                 float(offset) * _mm512_reduce_add_ps(corr[r]);
 }
 
 // ---- AVX2 ------------------------------------------------------------------------------------
@@ -230,13 +272,14 @@ QWEN3TTS_AVX512 void quantize_blocks_avx512(const float* x, int64_t blocks, int8
 
 // Activation rows [i0, i0 + NX) against weight row r into y[i, r].
 template <QuantFormat F, int NX>
-QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
-                                           const float* bias, float* y, int64_t r, int64_t i0) {
+QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const int8_t* xq,
+                                           const QuantizedWeights& w, const float* bias, float* y,
+                                           int64_t r, int64_t i0) {
     const int64_t blocks = w.blocks_per_row();
     ActRows a{};
 #pragma GCC unroll 4
     for (int j = 0; j < NX; ++j) {
-        a.xq[j] = x.q.data() + (i0 + j) * x.cols;
+        a.xq[j] = xq + (i0 + j) * x.cols;
         a.xscale[j] = x.scales.data() + (i0 + j) * blocks;
         a.xsum[j] = x.scaled_sums.data() + (i0 + j) * blocks;
     }
@@ -248,15 +291,33 @@ QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const 
 }
 
 // Weight row outer, activation rows inner in tiles of 4, 2, 1: the row is read from memory
-// once for all n, and unpacked once per tile.
+// once for all n, and unpacked once per tile. xq: x's codes, in q4_block_order for q4.
 template <QuantFormat F>
-QWEN3TTS_AVX512_VNNI void rows_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
-                                    const float* bias, float* y, int64_t r0, int64_t r1) {
+QWEN3TTS_AVX512_VNNI void rows_vnni(const QuantizedActivations& x, const int8_t* xq,
+                                    const QuantizedWeights& w, const float* bias, float* y,
+                                    int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i = 0;
-        for (; i + 4 <= x.rows; i += 4) tile_vnni<F, 4>(x, w, bias, y, r, i);
-        for (; i + 2 <= x.rows; i += 2) tile_vnni<F, 2>(x, w, bias, y, r, i);
-        for (; i < x.rows; ++i) tile_vnni<F, 1>(x, w, bias, y, r, i);
+        for (; i + 4 <= x.rows; i += 4) tile_vnni<F, 4>(x, xq, w, bias, y, r, i);
+        for (; i + 2 <= x.rows; i += 2) tile_vnni<F, 2>(x, xq, w, bias, y, r, i);
+        for (; i < x.rows; ++i) tile_vnni<F, 1>(x, xq, w, bias, y, r, i);
+    }
+}
+
+// x's codes with each whole group of 4 blocks (from the row's start) stored as blocks
+// 0, 2, 1, 3: the order in which dot_vnni unpacks a 64-byte load of q4 codes. Later blocks
+// stay in order.
+void q4_block_order(const QuantizedActivations& x, std::vector<int8_t>& out) {
+    out.resize(x.q.size());
+    const int64_t groups = x.cols / (4 * kQuantBlock);
+    for (int64_t i = 0; i < x.rows; ++i) {
+        const int8_t* src = x.q.data() + i * x.cols;
+        int8_t* dst = out.data() + i * x.cols;
+        for (int64_t g = 0; g < groups; ++g, src += 4 * kQuantBlock, dst += 4 * kQuantBlock)
+            for (int j = 0; j < 4; ++j)
+                std::memcpy(dst + j * kQuantBlock, src + (j % 2 * 2 + j / 2) * kQuantBlock,
+                            kQuantBlock);
+        std::memcpy(dst, src, size_t(x.cols - groups * 4 * kQuantBlock));
     }
 }
 
@@ -276,21 +337,18 @@ void rows_avx2(const QuantizedActivations& x, const QuantizedWeights& w, const f
         }
 }
 
-template <QuantFormat F>
-void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
-          float* y, int64_t r0, int64_t r1) {
-    if (k == Kernel::avx512_vnni)
-        rows_vnni<F>(x, w, bias, y, r0, r1);
+// xq4: x's codes in q4_block_order (the VNNI kernel's q4 rows read them).
+void rows(Kernel k, const QuantizedActivations& x, const int8_t* xq4, const QuantizedWeights& w,
+          const float* bias, float* y, int64_t r0, int64_t r1) {
+    const bool q8 = w.format == QuantFormat::q8;
+    if (k == Kernel::avx512_vnni && q8)
+        rows_vnni<QuantFormat::q8>(x, x.q.data(), w, bias, y, r0, r1);
+    else if (k == Kernel::avx512_vnni)
+        rows_vnni<QuantFormat::q4>(x, xq4, w, bias, y, r0, r1);
+    else if (q8)
+        rows_avx2<QuantFormat::q8>(x, w, bias, y, r0, r1);
     else
-        rows_avx2<F>(x, w, bias, y, r0, r1);
-}
-
-void rows(Kernel k, const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
-          float* y, int64_t r0, int64_t r1) {
-    if (w.format == QuantFormat::q8)
-        rows<QuantFormat::q8>(k, x, w, bias, y, r0, r1);
-    else
-        rows<QuantFormat::q4>(k, x, w, bias, y, r0, r1);
+        rows_avx2<QuantFormat::q4>(x, w, bias, y, r0, r1);
 }
 
 }  // namespace
@@ -344,12 +402,19 @@ void linear_quant_cpu_group(ThreadPool* pool, const QuantizedActivations& x,
         for (int j = 0; j < count; ++j) linear_quant_reference(x, *ws[j], biases[j], ys[j]);
         return;
     }
+    // Grows to the largest input seen, then stays (a linear never runs inside another on the
+    // same thread).
+    thread_local std::vector<int8_t> xq4;
+    if (k == Kernel::avx512_vnni &&
+        std::any_of(ws, ws + count, [](auto* w) { return w->format == QuantFormat::q4; }))
+        q4_block_order(x, xq4);
+    const int8_t* xq4p = xq4.data();  // the workers' own thread_local is not this one
     // [r0, r1) of the concatenated output rows, mapped back to each matrix.
     auto body = [&](int64_t r0, int64_t r1) {
         int64_t offset = 0;
         for (int j = 0; j < count; ++j) {
             const int64_t b = std::max(r0, offset), e = std::min(r1, offset + ws[j]->rows);
-            if (b < e) rows(k, x, *ws[j], biases[j], ys[j], b - offset, e - offset);
+            if (b < e) rows(k, x, xq4p, *ws[j], biases[j], ys[j], b - offset, e - offset);
             offset += ws[j]->rows;
         }
     };
