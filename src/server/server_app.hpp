@@ -15,6 +15,7 @@
 #include "server/metrics.hpp"
 #include "server/speech_request.hpp"
 #include "server/speech_service.hpp"
+#include "server/voice_cloning.hpp"
 #include "server/voice_store.hpp"
 
 namespace qwen3tts::server {
@@ -26,9 +27,11 @@ struct ApiOptions {
     size_t max_input_chars = 4096;  // input and instructions, in code points
     double max_ref_seconds = 60;    // reference clips for cloning
     int retry_after_s = 1;          // Retry-After of a 429
-    // WebSocket streams (speech_stream_endpoint.cpp): the longest client message, and the
-    // longest silence of a client before input.done.
+    // WebSocket streams (speech_stream_endpoint.cpp): the longest client message, the longest
+    // first one (session.config, which may carry a base64 reference clip), and the longest
+    // silence of a client before input.done.
     size_t max_stream_message_bytes = size_t(64) << 10;
+    size_t max_stream_config_bytes = size_t(16) << 20;
     int stream_idle_timeout_s = 30;
 };
 
@@ -71,7 +74,7 @@ class ServerApp {
     mutable std::mutex mutex_;
     std::shared_ptr<const Loaded> loaded_;
     std::atomic<bool> healthy_{false};
-    std::atomic<int> cloning_{0};  // voice clones running (each takes seconds of CPU)
+    VoiceCloning cloning_;
 };
 
 // The page served at / (web_page.cpp): one HTML document with its script inline.

@@ -101,46 +101,15 @@ class SpeechStream {
     std::unique_ptr<SpeechAudioWriter> writer_;
 };
 
-// vLLM-Omni's inline reference clip: cloned for this request only (nothing is stored).
-Voice clone_inline(const Model& model, const SpeechRequest& r, double max_seconds) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/qwen3tts-ref-XXXXXX";
-    const int fd = ::mkstemp(path.data());
-    if (fd < 0) throw ApiError(500, "cannot create a temporary file for ref_audio");
-    const bool written =
-        ::write(fd, r.ref_audio.data(), r.ref_audio.size()) == ssize_t(r.ref_audio.size());
-    ::close(fd);
-    try {
-        if (!written) throw ApiError(500, "cannot write ref_audio to a temporary file");
-        VoiceCloneOptions o = r.clone;
-        o.max_seconds = max_seconds;
-        Voice v = model.clone_voice(path, o);
-        ::unlink(path.c_str());
-        return v;
-    } catch (const Error& e) {
-        ::unlink(path.c_str());
-        throw ApiError(400, std::string("ref_audio: ") + e.what(), "ref_audio");
-    }
-}
-
 }  // namespace
 
 void ServerApp::speech(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res) {
     const Loaded& l = require_loaded();
     SpeechRequest r = parse_speech_request(req.body, l.speech);
-    if (!r.ref_audio.empty()) {
-        if (cloning_.fetch_add(1) >= 2) {
-            --cloning_;
-            throw ApiError(429, "too many voice clones at once; retry shortly", "",
-                           "rate_limit_exceeded");
-        }
-        try {
-            r.job.options.voice = clone_inline(l.model, r, options_.max_ref_seconds);
-        } catch (...) {
-            --cloning_;
-            throw;
-        }
-        --cloning_;
+    if (!r.ref_audio.empty()) {  // vLLM-Omni's inline clip: for this request only
+        VoiceCloneOptions o = r.clone;
+        o.max_seconds = options_.max_ref_seconds;
+        r.job.options.voice = cloning_.clone(l.model, r.ref_audio, o, "ref_audio");
     }
     const size_t input_tokens = l.model.tokenize(r.job.text).size();
     auto stream =

@@ -317,10 +317,6 @@ StreamMessage parse_stream_message(const std::string& message, const SpeechConte
         b.string("model", "");  // optional here: one model per server
         m.config.job.options = c.defaults;
         parse_speech_fields(b, c, m.config);
-        if (!m.config.ref_audio.empty())
-            bad("ref_audio",
-                "inline cloning is not available on a stream; create a voice (POST "
-                "/v1/audio/voices) and give its id as voice");
         std::string& layout = m.config.job.options.text_layout;
         if (layout == "non-streaming")
             bad("text_layout", "a stream is spoken in the streaming layout; got 'non-streaming'");

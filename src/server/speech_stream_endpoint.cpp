@@ -2,6 +2,7 @@
 // its text in pieces (input.text) as an LLM writes it, then input.done; each piece goes to the
 // request's streaming text input at once, and the audio comes back as each frame is made
 // (docs/serving.md has the protocol, its limits and its close codes).
+#include <algorithm>
 #include <mutex>
 
 #include "server/api_error.hpp"
@@ -32,8 +33,11 @@ size_t code_points(const std::string& s) {
 class StreamSession : public WebSocketHandler, public std::enable_shared_from_this<StreamSession> {
   public:
     StreamSession(std::shared_ptr<const ServerApp::Loaded> loaded, Metrics& metrics,
-                  ApiOptions options)
-        : loaded_(std::move(loaded)), metrics_(metrics), options_(std::move(options)) {}
+                  VoiceCloning& cloning, ApiOptions options)
+        : loaded_(std::move(loaded)),
+          metrics_(metrics),
+          cloning_(cloning),
+          options_(std::move(options)) {}
 
     void on_open(std::shared_ptr<WebSocket> ws) override {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -43,6 +47,7 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
     }
 
     void on_message(std::string data, bool text) override {
+        got_message_ = true;  // handler events come one at a time: no lock needed
         try {
             if (!text)
                 throw ApiError(400, "binary messages are not part of this protocol; send JSON text",
@@ -60,9 +65,12 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
     }
 
     void on_oversized() override {
+        const size_t limit = got_message_ ? options_.max_stream_message_bytes
+                                          : std::max(options_.max_stream_message_bytes,
+                                                     options_.max_stream_config_bytes);
         fail(ApiError(400,
-                      "the message is larger than the limit of " +
-                          std::to_string(options_.max_stream_message_bytes) + " bytes",
+                      std::string(got_message_ ? "the message" : "the first message") +
+                          " is larger than the limit of " + std::to_string(limit) + " bytes",
                       "", "message_too_large"),
              kCloseTooBig);
     }
@@ -130,6 +138,11 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
         std::weak_ptr<StreamSession> weak = weak_from_this();
         SpeechJob job = m.config.job;
         job.text.clear();
+        if (!m.config.ref_audio.empty()) {  // vLLM-Omni's inline clip: for this stream only
+            VoiceCloneOptions o = m.config.clone;
+            o.max_seconds = options_.max_ref_seconds;
+            job.options.voice = cloning_.clone(loaded_->model, m.config.ref_audio, o, "ref_audio");
+        }
         ticket_ = loaded_->service->submit_text_stream(
             std::move(job),
             [weak](const float* s, size_t n) {
@@ -246,12 +259,14 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
 
     std::shared_ptr<const ServerApp::Loaded> loaded_;
     Metrics& metrics_;
+    VoiceCloning& cloning_;
     const ApiOptions options_;
     std::mutex mutex_;
     std::shared_ptr<WebSocket> ws_;
     std::shared_ptr<TextStreamTicket> ticket_;
     bool opened_ = false;
-    bool ended_ = false;  // the final message went out, or the client left
+    bool got_message_ = false;  // handler events only
+    bool ended_ = false;        // the final message went out, or the client left
     bool text_done_ = false;
     bool json_audio_ = false;
     AudioFormat format_ = AudioFormat::raw_pcm16;
@@ -280,11 +295,12 @@ void ServerApp::speech_stream(const HttpRequest& req, const std::shared_ptr<Http
                        "this endpoint is a WebSocket (docs/serving.md); connect with a WebSocket "
                        "client",
                        "", "upgrade_required");
-    auto session = std::make_shared<StreamSession>(loaded(), metrics_, options_);
+    auto session = std::make_shared<StreamSession>(loaded(), metrics_, cloning_, options_);
     WebSocketAccept accept;
     accept.handler = session;
     accept.subprotocol = bearer_subprotocol(req);
     accept.max_message_bytes = options_.max_stream_message_bytes;
+    accept.max_first_message_bytes = options_.max_stream_config_bytes;
     accept.idle_timeout_s = options_.stream_idle_timeout_s;
     res->accept_websocket(std::move(accept));
 }

@@ -35,30 +35,6 @@ bool truthy(const FormPart* p) {
     return p && (p->data == "true" || p->data == "1" || p->data == "on");
 }
 
-// An uploaded clip, in a temporary file for the audio reader; removed when this goes.
-class TempFile {
-  public:
-    explicit TempFile(const std::string& data) {
-        const char* tmp = std::getenv("TMPDIR");
-        path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/qwen3tts-upload-XXXXXX";
-        const int fd = ::mkstemp(path_.data());
-        if (fd < 0) throw ApiError(500, "cannot create a temporary file for the upload");
-        const bool ok = ::write(fd, data.data(), data.size()) == ssize_t(data.size());
-        ::close(fd);
-        if (!ok) {
-            ::unlink(path_.c_str());
-            throw ApiError(500, "cannot write the upload to a temporary file");
-        }
-    }
-    ~TempFile() { ::unlink(path_.c_str()); }
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-    const std::string& path() const { return path_; }
-
-  private:
-    std::string path_;
-};
-
 }  // namespace
 
 void ServerApp::voices(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res) {
@@ -140,23 +116,7 @@ void ServerApp::create_voice(const HttpRequest& req, const std::shared_ptr<HttpR
                            "x_vector_only)",
                            "ref_text");
         o.max_seconds = options_.max_ref_seconds;
-        if (cloning_.fetch_add(1) >= 2) {
-            --cloning_;
-            throw ApiError(429, "too many voice clones at once; retry shortly", "",
-                           "rate_limit_exceeded");
-        }
-        Voice v;
-        try {
-            const TempFile clip(audio->data);
-            v = l.model.clone_voice(clip.path(), o);
-        } catch (const Error& e) {
-            --cloning_;
-            throw ApiError(400, std::string("audio: ") + e.what(), "audio");
-        } catch (...) {
-            --cloning_;
-            throw;
-        }
-        --cloning_;
+        const Voice v = cloning_.clone(l.model, audio->data, o, "audio");
         if (!l.voices->add(name->data, v))
             throw ApiError(409, "name: the id '" + name->data + "' was taken meanwhile", "name",
                            "voice_exists");

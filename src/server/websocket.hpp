@@ -30,7 +30,8 @@ class WebSocketHandler {
     // The handshake is done; `ws` stays valid until on_closed.
     virtual void on_open(std::shared_ptr<WebSocket> ws) = 0;
     virtual void on_message(std::string data, bool text) = 0;
-    // A message grew past WebSocketAccept::max_message_bytes; no further message is read.
+    // A message grew past its limit (WebSocketAccept::max_message_bytes, or
+    // max_first_message_bytes for the first); no further message is read.
     virtual void on_oversized() = 0;
     // No message for the idle timeout.
     virtual void on_idle() = 0;
@@ -43,7 +44,8 @@ struct WebSocketAccept {
     std::shared_ptr<WebSocketHandler> handler;
     std::string subprotocol;  // echoed in Sec-WebSocket-Protocol; "" = none
     size_t max_message_bytes = size_t(64) << 10;
-    int idle_timeout_s = 0;  // 0 = none
+    size_t max_first_message_bytes = 0;  // the first message's limit if larger
+    int idle_timeout_s = 0;              // 0 = none
 };
 
 }  // namespace qwen3tts::server

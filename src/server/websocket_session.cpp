@@ -48,7 +48,7 @@ class Session : public WebSocket,
         ws_.set_option(websocket::stream_base::decorator([protocol](websocket::response_type& r) {
             if (!protocol.empty()) r.set(http::field::sec_websocket_protocol, protocol);
         }));
-        // The limit (accept_.max_message_bytes) is enforced in on_read, so that the handler can
+        // The limit (message_limit()) is enforced in on_read, so that the handler can
         // tell the client why; Beast's own (0: none) would close at the frame header at once.
         // read() never asks for more than the limit, so nothing larger is ever buffered.
         ws_.read_message_max(0);
@@ -87,9 +87,14 @@ class Session : public WebSocket,
         bool text;
     };
 
+    size_t message_limit() const {
+        return messages_ == 0 ? std::max(accept_.max_message_bytes, accept_.max_first_message_bytes)
+                              : accept_.max_message_bytes;
+    }
+
     void read() {
-        const size_t room =
-            accept_.max_message_bytes + 1 - std::min(in_.size(), accept_.max_message_bytes);
+        const size_t limit = message_limit();
+        const size_t room = limit + 1 - std::min(in_.size(), limit);
         ws_.async_read_some(
             in_, std::min(room, size_t(64) << 10),
             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
@@ -98,7 +103,7 @@ class Session : public WebSocket,
     void on_read(beast::error_code ec) {
         if (ended_) return;
         if (ec) return end();
-        if (in_.size() > accept_.max_message_bytes) {
+        if (in_.size() > message_limit()) {
             // Reading stops here: the rest of the message is never buffered.
             in_.consume(in_.size());
             return deliver([](WebSocketHandler& h) { h.on_oversized(); });
@@ -107,6 +112,7 @@ class Session : public WebSocket,
         std::string message = beast::buffers_to_string(in_.data());
         in_.consume(in_.size());
         const bool text = ws_.got_text();
+        ++messages_;
         arm_idle();
         deliver([message = std::move(message), text](WebSocketHandler& h) mutable {
             h.on_message(std::move(message), text);
@@ -239,6 +245,7 @@ class Session : public WebSocket,
     WebSocketEndFn on_end_;
     int idle_s_;
     unsigned idle_generation_ = 0;
+    size_t messages_ = 0;  // complete messages read
     unsigned write_generation_ = 0;
     beast::flat_buffer in_;
     std::deque<Frame> out_;

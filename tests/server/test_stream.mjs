@@ -238,6 +238,10 @@ test("protocol errors: an error message, close 1008, and the server serves the n
   e = await expectProtocolError([{ type: "session.config", ...CONFIG },
                                  { type: "input.text", text: "x".repeat(70000) }], "message_too_large", null, 1009);
   assert.ok(e.message.includes("65536 bytes"), e.message);
+  // The first message may carry a reference clip (base64): its limit is 16 MiB.
+  e = await expectProtocolError([{ type: "session.config", ...CONFIG, instructions: "x".repeat(17 << 20) }],
+                                "message_too_large", null, 1009);
+  assert.ok(e.message.includes("the first message is larger than the limit of 16777216 bytes"), e.message);
   e = await expectProtocolError([{ type: "session.config", ...CONFIG },
                                  ...Array.from({ length: 5 }, () => ({ type: "input.text", text: "y".repeat(1000) }))],
                                 "string_above_max_length", "text");

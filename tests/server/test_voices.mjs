@@ -1,11 +1,11 @@
 // Voices of a Base model: made from a clip (multipart), uploaded as a .voice file, listed,
 // fetched, deleted, kept across a restart; used by /v1/audio/speech (and vLLM-Omni's inline
-// ref_audio) with the same audio as `qwen3tts speak`.
+// ref_audio, on a POST and on a WebSocket stream) with the same audio as `qwen3tts speak`.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { Server, rawRequest, speak, toneWav, tmpDir } from "./server_harness.mjs";
+import { Server, rawRequest, speak, toneWav, tmpDir, wsClass } from "./server_harness.mjs";
 
 const MODEL = "tiny-base";
 let server, dir, clipPath;
@@ -57,6 +57,27 @@ test("a voice made from a clip is stored, listed, used, and equal to speak --ref
   const r2 = await server.postJson("/v1/audio/speech", inline);
   assert.equal(r2.status, 200);
   assert.ok(Buffer.from(await r2.arrayBuffer()).equals(direct));
+});
+
+test("a stream's session.config may carry the clip inline: the audio of speak --ref-audio", async () => {
+  const WebSocket = wsClass();
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/v1/audio/speech/stream`);
+  const audio = [], messages = [];
+  ws.on("message", (data, isBinary) => (isBinary ? audio.push(Buffer.from(data)) : messages.push(JSON.parse(data.toString()))));
+  const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
+  await new Promise((resolve, reject) => { ws.on("open", resolve); ws.on("error", reject); });
+  ws.send(JSON.stringify({ type: "session.config", ref_audio: "data:audio/wav;base64," + clip.toString("base64"),
+                           ref_text: "A test tone.", response_format: "pcm", seed: 3, max_frames: 8 }));
+  for (const text of ["Clo", "ned."]) ws.send(JSON.stringify({ type: "input.text", text }));
+  ws.send(JSON.stringify({ type: "input.done" }));
+  assert.equal(await closed, 1000, JSON.stringify(messages.at(-1)));
+  assert.equal(messages.at(-1).type, "speech.audio.done");
+  const want = speak(MODEL, ["--text", "Cloned.", "--ref-audio", clipPath, "--ref-text", "A test tone.",
+                             "--text-layout", "streaming", "--seed", "3", "--max-frames", "8", "--format", "pcm"]);
+  assert.ok(want.length > 0);
+  assert.ok(Buffer.concat(audio).equals(want));
+  // Nothing was stored.
+  assert.deepEqual(fs.readdirSync(dir), ["anna.voice"]);
 });
 
 test("a .voice file uploads as voice_file, byte for byte; a broken one is refused", async () => {
