@@ -2,7 +2,9 @@
 // the value as typed, or a warning where an option is ignored, never silence. Languages:
 // codes are aliases, dialects are refused with the speaker that carries them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "qwen3tts/qwen3tts.hpp"
@@ -26,10 +28,14 @@ std::string slurp(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// Any file that starts like a WAV (--voice only looks at the first bytes).
+// Any file that starts like a WAV (--voice only looks at the first bytes). Written when the
+// cases are built, i.e. in every process ctest starts for one of them, some in parallel: so
+// written beside and renamed into place, that a running case never reads it half-written.
 std::string fake_wav() {
     const std::string path = tmp("clip.wav");
-    std::ofstream(path, std::ios::binary) << "RIFF" << std::string(40, 'x');
+    const std::string part = path + "." + std::to_string(::getpid());
+    std::ofstream(part, std::ios::binary) << "RIFF" << std::string(40, 'x');
+    std::rename(part.c_str(), path.c_str());
     return path;
 }
 
