@@ -73,7 +73,8 @@ void send_error(HttpResponder& res, const ApiError& e, int retry_after_s) {
     res.send(e.status(), std::move(h), error_json(e));
 }
 
-ServerApp::ServerApp(ApiOptions options) : options_(std::move(options)) {}
+ServerApp::ServerApp(ApiOptions options)
+    : options_(std::move(options)), cloning_(options_.max_ref_seconds) {}
 
 void ServerApp::set_model(const Model& model, std::shared_ptr<SpeechService> service) {
     auto l = std::make_shared<Loaded>();

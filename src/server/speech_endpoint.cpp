@@ -3,9 +3,6 @@
 // frame is made, as a chunked body (stream_format "audio") or as server-sent events
 // ("sse": speech.audio.delta with base64 audio, then speech.audio.done with usage). A speed
 // other than 1 time-stretches the samples on their way to the encoder, chunk by chunk.
-#include <unistd.h>
-
-#include <cstdlib>
 #include <vector>
 
 #include "server/api_error.hpp"
@@ -106,11 +103,8 @@ class SpeechStream {
 void ServerApp::speech(const HttpRequest& req, const std::shared_ptr<HttpResponder>& res) {
     const Loaded& l = require_loaded();
     SpeechRequest r = parse_speech_request(req.body, l.speech);
-    if (!r.ref_audio.empty()) {  // vLLM-Omni's inline clip: for this request only
-        VoiceCloneOptions o = r.clone;
-        o.max_seconds = options_.max_ref_seconds;
-        r.job.options.voice = cloning_.clone(l.model, r.ref_audio, o, "ref_audio");
-    }
+    if (!r.ref_audio.empty())  // vLLM-Omni's inline clip: for this request only
+        r.job.options.voice = cloning_.clone(l.model, r.ref_audio, r.clone, "ref_audio");
     const size_t input_tokens = l.model.tokenize(r.job.text).size();
     auto stream =
         std::make_shared<SpeechStream>(res, r, metrics_, l.model.sample_rate(), input_tokens);

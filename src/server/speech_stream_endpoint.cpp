@@ -138,11 +138,9 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
         std::weak_ptr<StreamSession> weak = weak_from_this();
         SpeechJob job = m.config.job;
         job.text.clear();
-        if (!m.config.ref_audio.empty()) {  // vLLM-Omni's inline clip: for this stream only
-            VoiceCloneOptions o = m.config.clone;
-            o.max_seconds = options_.max_ref_seconds;
-            job.options.voice = cloning_.clone(loaded_->model, m.config.ref_audio, o, "ref_audio");
-        }
+        if (!m.config.ref_audio.empty())  // vLLM-Omni's inline clip: for this stream only
+            job.options.voice =
+                cloning_.clone(loaded_->model, m.config.ref_audio, m.config.clone, "ref_audio");
         ticket_ = loaded_->service->submit_text_stream(
             std::move(job),
             [weak](const float* s, size_t n) {

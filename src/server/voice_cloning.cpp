@@ -36,8 +36,8 @@ class TempFile {
 
 }  // namespace
 
-Voice VoiceCloning::clone(const Model& model, const std::string& clip,
-                          const VoiceCloneOptions& options, const std::string& field) {
+Voice VoiceCloning::clone(const Model& model, const std::string& clip, VoiceCloneOptions options,
+                          const std::string& field) {
     if (running_.fetch_add(1) >= kMaxRunning) {
         --running_;
         throw ApiError(429, "too many voice clones at once; retry shortly", "",
@@ -48,6 +48,7 @@ Voice VoiceCloning::clone(const Model& model, const std::string& clip,
         ~Release() { --n; }
     } release{running_};
     const TempFile file(clip);
+    options.max_seconds = max_seconds_;
     try {
         return model.clone_voice(file.path(), options);
     } catch (const Error& e) {

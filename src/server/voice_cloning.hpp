@@ -15,12 +15,16 @@ class VoiceCloning {
   public:
     static constexpr int kMaxRunning = 2;
 
+    // Clips longer than max_seconds are refused.
+    explicit VoiceCloning(double max_seconds) : max_seconds_(max_seconds) {}
+
     // The voice of `clip` (the bytes of an audio file). A clip the library refuses is
     // ApiError(400) with its message after "<field>: ", naming `field`.
-    Voice clone(const Model& model, const std::string& clip, const VoiceCloneOptions& options,
+    Voice clone(const Model& model, const std::string& clip, VoiceCloneOptions options,
                 const std::string& field);
 
   private:
+    const double max_seconds_;
     std::atomic<int> running_{0};
 };
 

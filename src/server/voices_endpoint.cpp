@@ -1,10 +1,6 @@
 // The voices of a Base model: POST /v1/audio/voices (multipart: a reference clip with its
 // transcript, or x_vector_only; or an existing .voice file), GET /v1/audio/voices,
 // GET/DELETE /v1/audio/voices/{id}.
-#include <unistd.h>
-
-#include <cstdlib>
-
 #include "server/api_error.hpp"
 #include "server/multipart.hpp"
 #include "server/server_app.hpp"
@@ -115,7 +111,6 @@ void ServerApp::create_voice(const HttpRequest& req, const std::shared_ptr<HttpR
                            "ref_text: the transcript of the clip is required (or set "
                            "x_vector_only)",
                            "ref_text");
-        o.max_seconds = options_.max_ref_seconds;
         const Voice v = cloning_.clone(l.model, audio->data, o, "audio");
         if (!l.voices->add(name->data, v))
             throw ApiError(409, "name: the id '" + name->data + "' was taken meanwhile", "name",

@@ -124,7 +124,7 @@ QWEN3TTS_AVX512_VNNI void dot_vnni(const uint8_t* codes, const uint16_t* wscale,
         }
         int64_t p = 0;
         if constexpr (F == QuantFormat::q4) {
-            if (nb == 16) {
+            if (nb == 16) {  // a constant trip count: unrolled, the lanes folded to constants
 #pragma GCC unroll 4
                 for (int g = 0; g < 4; ++g) group_q4<NX>(codes, b, 4 * g, x, scale, acc, acc_hi);
                 p = 8;
