@@ -66,15 +66,25 @@ void embedding_add_row(const TensorView& table, int64_t id, float* out);
 // (the CPU kernels' panel layout). Immutable after preparation; may be shared by threads.
 using ConvWeights = cpu::PackedConv;
 
+// Each takes the weight as f32 values or as a checkpoint tensor read in place (F32/BF16/F16,
+// no widened copy; its shape checked by the caller), see cpu::pack_conv1d.
 // From a torch Conv1d weight [c_out, c_in, n_tap] (+ bias [c_out] or null).
 ConvWeights prepare_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
                            const float* bias);
+ConvWeights prepare_conv1d(const TensorView& w, int c_out, int c_in, int n_tap, int dilation,
+                           const float* bias);
 // From a torch Linear weight [out, in] (+ bias [out] or null).
 ConvWeights prepare_linear(const float* w, int out, int in, const float* bias);
+ConvWeights prepare_linear(const TensorView& w, int out, int in, const float* bias);
+// Linear weights [rows_k, in] of one input stacked in order (q/k/v, gate/up): one GEMM.
+ConvWeights prepare_stacked_linear(const TensorView* const* parts, int n_parts, int in,
+                                   const float* bias);
 // A causal ConvTranspose1d (torch weight [c_in, c_out, kernel], kernel = m·stride) as one
 // m-tap stride-1 conv with stride·c_out outputs per input row, see cpu::pack_conv_transpose1d.
 ConvWeights prepare_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
                                      const float* bias);
+ConvWeights prepare_conv_transpose1d(const TensorView& w, int c_in, int c_out, int kernel,
+                                     int stride, const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i] for
 // t < n_rows; `x` points at the first history row ((n_tap-1)·dilation rows before the first

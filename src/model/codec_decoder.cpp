@@ -57,15 +57,12 @@ std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
     ts.window = c.sliding_window;
     ts.eps = c.rms_norm_eps;
     {
-        const auto w = load_f32(wm, "decoder.pre_transformer.input_proj.weight",
-                                {c.hidden_size, c.latent_dim});
         const auto b = load_f32(wm, "decoder.pre_transformer.input_proj.bias", {c.hidden_size});
-        d->input_proj_ = backend::prepare_linear(w.data(), c.hidden_size, c.latent_dim, b.data());
-        const auto wo = load_f32(wm, "decoder.pre_transformer.output_proj.weight",
-                                 {c.latent_dim, c.hidden_size});
+        d->input_proj_ = load_linear(wm, "decoder.pre_transformer.input_proj.weight", c.hidden_size,
+                                     c.latent_dim, b.data());
         const auto bo = load_f32(wm, "decoder.pre_transformer.output_proj.bias", {c.latent_dim});
-        d->output_proj_ =
-            backend::prepare_linear(wo.data(), c.latent_dim, c.hidden_size, bo.data());
+        d->output_proj_ = load_linear(wm, "decoder.pre_transformer.output_proj.weight",
+                                      c.latent_dim, c.hidden_size, bo.data());
     }
     d->layers_.resize(size_t(c.n_layer));
     for (int l = 0; l < c.n_layer; ++l)

@@ -14,12 +14,10 @@ void CodecConvNeXtBlock::load(const WeightMap& weights, const std::string& prefi
     norm_w_ = load_f32(weights, prefix + ".norm.weight", {dim});
     norm_b_ = load_f32(weights, prefix + ".norm.bias", {dim});
     gamma_ = load_f32(weights, prefix + ".gamma", {dim});
-    const auto w1 = load_f32(weights, prefix + ".pwconv1.weight", {4 * dim, dim});
     const auto b1 = load_f32(weights, prefix + ".pwconv1.bias", {4 * dim});
-    const auto w2 = load_f32(weights, prefix + ".pwconv2.weight", {dim, 4 * dim});
     const auto b2 = load_f32(weights, prefix + ".pwconv2.bias", {dim});
-    pw1_ = backend::prepare_linear(w1.data(), 4 * dim, dim, b1.data());
-    pw2_ = backend::prepare_linear(w2.data(), dim, 4 * dim, b2.data());
+    pw1_ = load_linear(weights, prefix + ".pwconv1.weight", 4 * dim, dim, b1.data());
+    pw2_ = load_linear(weights, prefix + ".pwconv2.weight", dim, 4 * dim, b2.data());
 }
 
 void CodecConvNeXtBlock::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,

@@ -30,13 +30,11 @@ void CodecTransformerLayer::load(const WeightMap& weights, const std::string& pr
         {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
          prefix + ".self_attn.v_proj.weight"},
         {qd, kvd, kvd}, h);
-    const auto wo = load_f32(weights, prefix + ".self_attn.o_proj.weight", {h, qd});
-    o_ = backend::prepare_linear(wo.data(), h, qd, nullptr);
+    o_ = load_linear(weights, prefix + ".self_attn.o_proj.weight", h, qd);
     gate_up_ = load_stacked_linear(
         weights, {prefix + ".mlp.gate_proj.weight", prefix + ".mlp.up_proj.weight"}, {inter, inter},
         h);
-    const auto wd = load_f32(weights, prefix + ".mlp.down_proj.weight", {h, inter});
-    down_ = backend::prepare_linear(wd.data(), h, inter, nullptr);
+    down_ = load_linear(weights, prefix + ".mlp.down_proj.weight", h, inter);
 }
 
 size_t CodecTransformerLayer::scratch_floats(const CodecTransformerShape& s, int64_t n_rows) {

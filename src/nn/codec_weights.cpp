@@ -21,17 +21,18 @@ std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
     return t.to_f32();
 }
 
+backend::ConvWeights load_linear(const WeightMap& weights, const std::string& name, int out, int in,
+                                 const float* bias) {
+    return backend::prepare_linear(weights.get_float(name, {out, in}), out, in, bias);
+}
+
 backend::ConvWeights load_stacked_linear(const WeightMap& weights,
                                          const std::vector<std::string>& names,
                                          const std::vector<int>& rows, int in) {
-    std::vector<float> stacked;
-    int total = 0;
-    for (size_t i = 0; i < names.size(); ++i) {
-        const auto w = load_f32(weights, names[i], {rows[i], in});
-        stacked.insert(stacked.end(), w.begin(), w.end());
-        total += rows[i];
-    }
-    return backend::prepare_linear(stacked.data(), total, in, nullptr);
+    std::vector<const TensorView*> parts;
+    for (size_t i = 0; i < names.size(); ++i)
+        parts.push_back(&weights.get_float(names[i], {rows[i], in}));
+    return backend::prepare_stacked_linear(parts.data(), int(parts.size()), in, nullptr);
 }
 
 }  // namespace qwen3tts

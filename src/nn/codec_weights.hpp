@@ -16,6 +16,11 @@ class WeightMap;
 std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
                             const std::vector<int64_t>& shape);
 
+// A Linear weight [out, in] (+ bias [out] or null) packed for the conv kernels straight from
+// the checkpoint's bytes (no widened copy); Error(model) naming the tensor as load_f32.
+backend::ConvWeights load_linear(const WeightMap& weights, const std::string& name, int out, int in,
+                                 const float* bias = nullptr);
+
 // Several Linear weights [rows_i, in] of the same input, stacked in order and packed as one
 // matrix (q/k/v, gate/up): one GEMM instead of several.
 backend::ConvWeights load_stacked_linear(const WeightMap& weights,

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "nn/codec_weights.hpp"
+#include "weights/safetensors.hpp"
 
 namespace qwen3tts {
 
@@ -28,9 +29,9 @@ void save_history(const float* x, int64_t ldx, int64_t n_rows, int64_t n_hist, i
 
 void CausalConv1d::load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
                         int kernel, int dilation) {
-    const auto w = load_f32(weights, prefix + ".weight", {c_out, c_in, kernel});
     const auto b = load_f32(weights, prefix + ".bias", {c_out});
-    w_ = backend::prepare_conv1d(w.data(), c_out, c_in, kernel, dilation, b.data());
+    w_ = backend::prepare_conv1d(weights.get_float(prefix + ".weight", {c_out, c_in, kernel}),
+                                 c_out, c_in, kernel, dilation, b.data());
 }
 
 void CausalConv1d::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
@@ -89,13 +90,14 @@ void CausalConvTranspose1d::load(const WeightMap& weights, const std::string& pr
         throw Error(ErrorCode::model, prefix + ": transposed conv kernel " +
                                           std::to_string(kernel) + " is not a multiple of stride " +
                                           std::to_string(stride));
-    const auto w = load_f32(weights, prefix + ".weight", {c_in, c_out, kernel});
     const auto b = load_f32(weights, prefix + ".bias", {c_out});
     c_in_ = c_in;
     c_out_ = c_out;
     kernel_ = kernel;
     stride_ = stride;
-    w_ = backend::prepare_conv_transpose1d(w.data(), c_in, c_out, kernel, stride, b.data());
+    w_ = backend::prepare_conv_transpose1d(
+        weights.get_float(prefix + ".weight", {c_in, c_out, kernel}), c_in, c_out, kernel, stride,
+        b.data());
 }
 
 double CausalConvTranspose1d::flops(int64_t n_in) const {

@@ -22,12 +22,9 @@ void MimiTransformerLayer::load(const WeightMap& weights, const std::string& pre
         {prefix + ".self_attn.q_proj.weight", prefix + ".self_attn.k_proj.weight",
          prefix + ".self_attn.v_proj.weight"},
         {qd, kvd, kvd}, h);
-    const auto wo = load_f32(weights, prefix + ".self_attn.o_proj.weight", {h, qd});
-    o_ = backend::prepare_linear(wo.data(), h, qd, nullptr);
-    const auto w1 = load_f32(weights, prefix + ".mlp.fc1.weight", {inter, h});
-    fc1_ = backend::prepare_linear(w1.data(), inter, h, nullptr);
-    const auto w2 = load_f32(weights, prefix + ".mlp.fc2.weight", {h, inter});
-    fc2_ = backend::prepare_linear(w2.data(), h, inter, nullptr);
+    o_ = load_linear(weights, prefix + ".self_attn.o_proj.weight", h, qd);
+    fc1_ = load_linear(weights, prefix + ".mlp.fc1.weight", inter, h);
+    fc2_ = load_linear(weights, prefix + ".mlp.fc2.weight", h, inter);
 }
 
 size_t MimiTransformerLayer::scratch_floats(const MimiTransformerShape& s, int64_t n_rows) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "backend/cpu/codec_elementwise.hpp"
 #include "backend/cpu/conv_gemm.hpp"
 #include "backend/reference/conv_ref.hpp"
+#include "core/dtype.hpp"
+#include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "ops/isa_levels.hpp"
 
@@ -166,6 +169,104 @@ TEST_P(ConvOps, ConvTranspose1dMatchesReference) {
 TEST_P(ConvOps, ConvTranspose1dRejectsKernelNotMultipleOfStride) {
     std::vector<float> w(4 * 4 * 5, 0.0f);
     EXPECT_ANY_THROW(cpu::pack_conv_transpose1d(w.data(), 4, 4, 5, 2, nullptr));
+}
+
+// A checkpoint tensor packed in place (F32, BF16 or F16 bytes, as a mapped file holds them)
+// gives exactly the panels of its values widened to f32 first, the padding columns of the
+// last panel zero.
+struct StoredTensor {
+    TensorView view;
+    std::vector<unsigned char> bytes;
+    std::vector<float> widened;  // the values the bytes hold, as f32
+};
+
+StoredTensor stored(DType dtype, const std::string& name, std::vector<int64_t> shape,
+                    std::mt19937& rng) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    StoredTensor t;
+    t.widened = random_vec(size_t(n), rng);
+    t.bytes.resize(size_t(n) * dtype_size(dtype));
+    for (size_t i = 0; i < size_t(n); ++i) {
+        if (dtype == DType::f32) {
+            std::memcpy(t.bytes.data() + 4 * i, &t.widened[i], 4);
+            continue;
+        }
+        const uint16_t h =
+            dtype == DType::bf16 ? f32_to_bf16(t.widened[i]) : f32_to_f16(t.widened[i]);
+        t.widened[i] = dtype == DType::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        std::memcpy(t.bytes.data() + 2 * i, &h, 2);
+    }
+    t.view.name = name;
+    t.view.dtype = dtype;
+    t.view.shape = std::move(shape);
+    t.view.data = t.bytes.data();
+    return t;
+}
+
+void expect_same_panels(const cpu::PackedConv& got, const cpu::PackedConv& want) {
+    ASSERT_EQ(got.panels.size(), want.panels.size());
+    EXPECT_EQ(std::memcmp(got.panels.data(), want.panels.data(), got.panels.size() * sizeof(float)),
+              0);
+    EXPECT_EQ(got.bias, want.bias);
+    EXPECT_EQ(got.narrow, want.narrow);
+    // The last panel's columns past c_out are zero.
+    const size_t panel = got.panels.size() / size_t(got.n_panel());
+    for (size_t k = size_t(got.n_panel() - 1) * panel; k < got.panels.size(); ++k) {
+        if (int(k % cpu::kPanel) + (got.n_panel() - 1) * cpu::kPanel >= got.c_out) {
+            ASSERT_EQ(got.panels[k], 0.0f) << "padding element " << k;
+        }
+    }
+}
+
+TEST(ConvPacking, AStoredTensorPacksAsItsWidenedValues) {
+    std::mt19937 rng(7);
+    for (const DType dtype : {DType::f32, DType::bf16, DType::f16}) {
+        SCOPED_TRACE(dtype_name(dtype));
+        const auto bias = random_vec(37, rng);
+        const StoredTensor conv = stored(dtype, "conv.weight", {37, 19, 7}, rng);
+        expect_same_panels(cpu::pack_conv1d(conv.view, 37, 19, 7, 3, bias.data()),
+                           cpu::pack_conv1d(conv.widened.data(), 37, 19, 7, 3, bias.data()));
+        const StoredTensor narrow = stored(dtype, "final.weight", {1, 24, 7}, rng);
+        expect_same_panels(cpu::pack_conv1d(narrow.view, 1, 24, 7, 1, nullptr),
+                           cpu::pack_conv1d(narrow.widened.data(), 1, 24, 7, 1, nullptr));
+        const StoredTensor up = stored(dtype, "up.weight", {11, 13, 8}, rng);
+        expect_same_panels(
+            cpu::pack_conv_transpose1d(up.view, 11, 13, 8, 4, bias.data()),
+            cpu::pack_conv_transpose1d(up.widened.data(), 11, 13, 8, 4, bias.data()));
+        // q/k/v stacked: the rows of the parts in order, as one matrix.
+        const StoredTensor q = stored(dtype, "q.weight", {40, 24}, rng);
+        const StoredTensor k = stored(dtype, "k.weight", {9, 24}, rng);
+        std::vector<float> rows = q.widened;
+        rows.insert(rows.end(), k.widened.begin(), k.widened.end());
+        const TensorView* parts[] = {&q.view, &k.view};
+        expect_same_panels(cpu::pack_stacked_linear(parts, 2, 24, bias.data()),
+                           cpu::pack_linear(rows.data(), 49, 24, bias.data()));
+    }
+}
+
+TEST(ConvPacking, ANonFloatOrMixedTensorIsAnErrorNamingIt) {
+    std::mt19937 rng(8);
+    StoredTensor ints = stored(DType::f32, "decoder.conv.weight", {4, 4, 3}, rng);
+    ints.view.dtype = DType::i32;
+    try {
+        cpu::pack_conv1d(ints.view, 4, 4, 3, 1, nullptr);
+        FAIL() << "packed an I32 tensor";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("decoder.conv.weight"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("I32"), std::string::npos) << e.what();
+    }
+    const StoredTensor q = stored(DType::f32, "q_proj.weight", {8, 16}, rng);
+    const StoredTensor k = stored(DType::bf16, "k_proj.weight", {8, 16}, rng);
+    const TensorView* parts[] = {&q.view, &k.view};
+    try {
+        cpu::pack_stacked_linear(parts, 2, 16, nullptr);
+        FAIL() << "packed F32 and BF16 parts together";
+    } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("q_proj.weight"), std::string::npos) << m;
+        EXPECT_NE(m.find("k_proj.weight"), std::string::npos) << m;
+    }
 }
 
 TEST_P(SnakeBetaOp, MatchesReference) {

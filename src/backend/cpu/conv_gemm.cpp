@@ -8,9 +8,11 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
@@ -201,14 +203,15 @@ PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* 
     p.n_tap = n_tap;
     p.dilation = dilation;
     const int n_panel = p.n_panel();
-    p.panels.assign(size_t(n_panel) * n_tap * c_in * kPanel, 0.0f);
+    p.panels = HugeBuffer<float>(size_t(n_panel) * n_tap * c_in * kPanel);
+    detail::populate_for_write(p.panels.data(), p.panels.size() * sizeof(float));
     for (int pi = 0; pi < n_panel; ++pi)
         for (int j = 0; j < n_tap; ++j)
             for (int i = 0; i < c_in; ++i) {
                 float* dst = p.panels.data() + ((size_t(pi) * n_tap + j) * c_in + i) * kPanel;
                 for (int q = 0; q < kPanel; ++q) {
                     const int o = pi * kPanel + q;
-                    if (o < c_out) dst[q] = tap_weight(o, i, j);
+                    dst[q] = o < c_out ? tap_weight(o, i, j) : 0.0f;
                 }
             }
     if (c_out <= kNarrowOut) {
@@ -225,19 +228,110 @@ PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* 
     return p;
 }
 
+// Element i of a tensor's bytes as f32, one type per stored dtype (memcpy: the bytes of a
+// mapped checkpoint need not be aligned).
+struct F32Element {
+    static float at(const unsigned char* p, size_t i) {
+        float v;
+        std::memcpy(&v, p + i * sizeof v, sizeof v);
+        return v;
+    }
+};
+struct Bf16Element {
+    static float at(const unsigned char* p, size_t i) {
+        uint16_t h;
+        std::memcpy(&h, p + i * sizeof h, sizeof h);
+        return bf16_to_f32(h);
+    }
+};
+struct F16Element {
+    static float at(const unsigned char* p, size_t i) {
+        uint16_t h;
+        std::memcpy(&h, p + i * sizeof h, sizeof h);
+        return f16_to_f32(h);
+    }
+};
+
+// pack(element) with the element type of t's dtype.
+template <class F>
+PackedConv with_element_type(const TensorView& t, F&& pack) {
+    switch (t.dtype) {
+        case DType::f32:
+            return pack(F32Element{});
+        case DType::bf16:
+            return pack(Bf16Element{});
+        case DType::f16:
+            return pack(F16Element{});
+        default:
+            throw Error(ErrorCode::model, "tensor " + t.name + ": dtype " + dtype_name(t.dtype) +
+                                              " is not a float type (F32/BF16/F16)");
+    }
+}
+
+TensorView f32_view(const float* w) {
+    TensorView t;
+    t.dtype = DType::f32;
+    t.data = w;
+    return t;
+}
+
+const unsigned char* bytes_of(const TensorView& t) {
+    return static_cast<const unsigned char*>(t.data);
+}
+
 }  // namespace
 
 PackedConv pack_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
                        const float* bias) {
-    return pack_impl(c_out, c_in, n_tap, dilation, bias,
-                     [&](int o, int i, int j) { return w[(size_t(o) * c_in + i) * n_tap + j]; });
+    return pack_conv1d(f32_view(w), c_out, c_in, n_tap, dilation, bias);
+}
+
+PackedConv pack_conv1d(const TensorView& w, int c_out, int c_in, int n_tap, int dilation,
+                       const float* bias) {
+    const unsigned char* p = bytes_of(w);
+    return with_element_type(w, [&](auto element) {
+        using E = decltype(element);
+        return pack_impl(c_out, c_in, n_tap, dilation, bias, [&](int o, int i, int j) {
+            return E::at(p, (size_t(o) * c_in + i) * n_tap + j);
+        });
+    });
 }
 
 PackedConv pack_linear(const float* w, int out, int in, const float* bias) {
     return pack_impl(out, in, 1, 1, bias, [&](int o, int i, int) { return w[size_t(o) * in + i]; });
 }
 
+PackedConv pack_stacked_linear(const TensorView* const* parts, int n_parts, int in,
+                               const float* bias) {
+    // Part k holds the outputs [first[k], first[k + 1]).
+    std::vector<int> first{0};
+    std::vector<const unsigned char*> data;
+    for (int k = 0; k < n_parts; ++k) {
+        const TensorView& t = *parts[k];
+        if (t.dtype != parts[0]->dtype)
+            throw Error(ErrorCode::model, "tensors " + parts[0]->name + " and " + t.name +
+                                              " are packed together but have different dtypes (" +
+                                              dtype_name(parts[0]->dtype) + ", " +
+                                              dtype_name(t.dtype) + ")");
+        first.push_back(first.back() + int(t.dim(0)));
+        data.push_back(bytes_of(t));
+    }
+    return with_element_type(*parts[0], [&](auto element) {
+        using E = decltype(element);
+        return pack_impl(first.back(), in, 1, 1, bias, [&](int o, int i, int) {
+            int k = 0;
+            while (o >= first[size_t(k) + 1]) ++k;
+            return E::at(data[size_t(k)], size_t(o - first[size_t(k)]) * in + i);
+        });
+    });
+}
+
 PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                 const float* bias) {
+    return pack_conv_transpose1d(f32_view(w), c_in, c_out, kernel, stride, bias);
+}
+
+PackedConv pack_conv_transpose1d(const TensorView& w, int c_in, int c_out, int kernel, int stride,
                                  const float* bias) {
     if (stride <= 0 || kernel % stride != 0 || c_out <= 0 || c_out > (1 << 30) / stride)
         throw Error(ErrorCode::invalid_argument,
@@ -248,12 +342,16 @@ PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel
     std::vector<float> phase_bias;
     if (bias)
         for (int r = 0; r < stride; ++r) phase_bias.insert(phase_bias.end(), bias, bias + c_out);
-    return pack_impl(stride * c_out, c_in, m, 1, bias ? phase_bias.data() : nullptr,
-                     [&](int q, int i, int j) {
-                         const int r = q / c_out, o = q % c_out;
-                         const int k = r + (m - 1 - j) * stride;
-                         return w[(size_t(i) * c_out + o) * kernel + k];
-                     });
+    const unsigned char* p = bytes_of(w);
+    return with_element_type(w, [&](auto element) {
+        using E = decltype(element);
+        return pack_impl(stride * c_out, c_in, m, 1, bias ? phase_bias.data() : nullptr,
+                         [&](int q, int i, int j) {
+                             const int r = q / c_out, o = q % c_out;
+                             const int k = r + (m - 1 - j) * stride;
+                             return E::at(p, (size_t(i) * c_out + o) * kernel + k);
+                         });
+    });
 }
 
 namespace {

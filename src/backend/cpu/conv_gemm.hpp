@@ -21,6 +21,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/huge_buffer.hpp"
+#include "core/tensor_view.hpp"
+
 namespace qwen3tts {
 class ThreadPool;
 }
@@ -37,7 +40,9 @@ struct PackedConv {
     int c_in = 0;
     int n_tap = 0;
     int dilation = 1;
-    std::vector<float> panels;  // [ceil(c_out/kPanel)][n_tap][c_in][kPanel]
+    // [ceil(c_out/kPanel)][n_tap][c_in][kPanel]. A huge-page buffer written once (no zeroing
+    // pass): the codec's ~450 MB of panels took most of its load time in 4 KiB page faults.
+    HugeBuffer<float> panels;
     std::vector<float> bias;    // [c_out] or empty (no bias)
     std::vector<float> narrow;  // c_out <= kNarrowOut: [c_out][n_tap][c_in]; else empty
 
@@ -46,11 +51,21 @@ struct PackedConv {
     double flops(int64_t n_rows) const { return 2.0 * double(n_rows) * c_out * c_in * n_tap; }
 };
 
+// Each packer takes the weight as f32 values or as a checkpoint tensor read in place (F32, BF16
+// or F16, widened exactly while packing: no widened copy of the file to allocate and fault in;
+// another dtype is Error(model) naming the tensor). The tensor's shape was checked by the caller.
+
 // From a torch Conv1d weight [c_out, c_in, n_tap]: y[t,o] = b[o] + Σ_j Σ_i w[o,i,j]·x[t+j·d, i].
 PackedConv pack_conv1d(const float* w, int c_out, int c_in, int n_tap, int dilation,
                        const float* bias);
+PackedConv pack_conv1d(const TensorView& w, int c_out, int c_in, int n_tap, int dilation,
+                       const float* bias);
 // From a torch Linear weight [out, in]: y[t,o] = b[o] + Σ_i w[o,i]·x[t,i].
 PackedConv pack_linear(const float* w, int out, int in, const float* bias);
+// Linear weights [rows_k, in] of the same input stacked in order (q/k/v, gate/up) as one
+// matrix of Σ rows_k outputs; the parts share one dtype (else Error(model) naming them).
+PackedConv pack_stacked_linear(const TensorView* const* parts, int n_parts, int in,
+                               const float* bias);
 // A causal ConvTranspose1d (torch weight [c_in, c_out, kernel], kernel = m·stride,
 // right-trimmed to T·stride outputs) as one m-tap stride-1 conv with stride·c_out outputs:
 // output row n·stride + r is Σ_{j<m} x[n-(m-1)+j] · w[:, :, r + (m-1-j)·stride], and column
@@ -59,6 +74,8 @@ PackedConv pack_linear(const float* w, int out, int in, const float* bias);
 // so one call (ldy = stride·c_out) computes all phases: one parallel region instead of
 // `stride`, and stride times more panels to share among threads. Bias is added once per output.
 PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel, int stride,
+                                 const float* bias);
+PackedConv pack_conv_transpose1d(const TensorView& w, int c_in, int c_out, int kernel, int stride,
                                  const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y[t*ldy + o] : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i]
