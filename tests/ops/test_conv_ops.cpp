@@ -223,7 +223,7 @@ TEST(ConvPacking, AStoredTensorPacksAsItsWidenedValues) {
     std::mt19937 rng(7);
     for (const DType dtype : {DType::f32, DType::bf16, DType::f16}) {
         SCOPED_TRACE(dtype_name(dtype));
-        const auto bias = random_vec(37, rng);
+        const auto bias = random_vec(49, rng);  // enough for every packing below
         const StoredTensor conv = stored(dtype, "conv.weight", {37, 19, 7}, rng);
         expect_same_panels(cpu::pack_conv1d(conv.view, 37, 19, 7, 3, bias.data()),
                            cpu::pack_conv1d(conv.widened.data(), 37, 19, 7, 3, bias.data()));
