@@ -43,15 +43,15 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
         EXPECT_TRUE(j.contains(f) && j[f].is_string()) << f;
     for (const char* f : {"threads", "frames", "weight_bytes_per_frame"})
         EXPECT_TRUE(j.contains(f) && j[f].is_number_integer()) << f;
-    for (const char* f : {"load_ms", "prefill_ms", "talker_ms_per_frame", "predictor_ms_per_frame",
-                          "codec_ms_per_audio_s", "first_audio_ms", "rtf", "peak_rss_mb",
-                          "floor_ms_per_frame", "read_gb_per_s", "fp32_gflops"}) {
+    for (const char* f : {"load_ms", "codec_load_ms", "prefill_ms", "talker_ms_per_frame",
+                          "predictor_ms_per_frame", "codec_ms_per_audio_s", "first_audio_ms", "rtf",
+                          "peak_rss_mb", "floor_ms_per_frame", "read_gb_per_s", "fp32_gflops"}) {
         ASSERT_TRUE(j.contains(f) && j[f].is_number()) << f;
         EXPECT_GT(j[f].get<double>(), 0) << f;
     }
     ASSERT_TRUE(j.contains("bf16_gflops"));
     EXPECT_TRUE(j["bf16_gflops"].is_null() || j["bf16_gflops"].get<double>() > 0);
-    EXPECT_EQ(j.size(), 19u) << j.dump();
+    EXPECT_EQ(j.size(), 20u) << j.dump();
     EXPECT_EQ(j["frames"], 7);
     EXPECT_EQ(j["quant"], "bf16");
     EXPECT_EQ(j["model_type"], "custom_voice");
@@ -65,7 +65,7 @@ TEST(CliBench, JsonWithoutCodecHasNullPipelineFields) {
     const Split r = bench("--frames 3 --no-codec --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    for (const char* f : {"codec_ms_per_audio_s", "first_audio_ms", "rtf"})
+    for (const char* f : {"codec_load_ms", "codec_ms_per_audio_s", "first_audio_ms", "rtf"})
         EXPECT_TRUE(j.contains(f) && j[f].is_null()) << f;
 }
 
