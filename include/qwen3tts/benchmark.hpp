@@ -35,4 +35,8 @@ struct FrameWeightBytes {
 };
 QWEN3TTS_API FrameWeightBytes frame_weight_bytes(const Model& model);
 
+// Loads the model's codec decoder now (it otherwise loads on the first speech of a process)
+// and returns how long that took, in ms (about 0 when it was loaded already).
+QWEN3TTS_API double load_codec_decoder(const Model& model);
+
 }  // namespace qwen3tts

@@ -1,3 +1,5 @@
+#include <chrono>
+
 #include "api/model_impl.hpp"
 #include "backend/machine_probe.hpp"
 #include "core/error.hpp"
@@ -23,6 +25,14 @@ FrameWeightBytes frame_weight_bytes(const Model& model) {
         throw Error(ErrorCode::invalid_argument, "frame_weight_bytes: model not loaded");
     const FrameTraffic t = frame_traffic(*model.impl()->model);
     return FrameWeightBytes{t.talker_bytes, t.predictor_bytes};
+}
+
+double load_codec_decoder(const Model& model) {
+    if (!model.impl())
+        throw Error(ErrorCode::invalid_argument, "load_codec_decoder: model not loaded");
+    const auto t0 = std::chrono::steady_clock::now();
+    model.impl()->codec();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace qwen3tts

@@ -63,7 +63,8 @@ SynthesisOptions Model::default_options() const {
 }
 
 int Model::sample_rate() const {
-    return impl_->codec().sample_rate();
+    // From the codec's config: `codes`, `encode` and cloning must not load the decoder's weights.
+    return impl_->codec_config().output_sample_rate;
 }
 
 std::vector<float> Model::decode(const std::vector<int32_t>& codes, const std::string& codec_decode,

@@ -222,6 +222,31 @@ TEST(CliBrokenCheckpoint, MissingFilesAreNamed) {
     }
 }
 
+// `codes` needs the codec's frame layout (its config) but never the decoder's weights: with
+// them missing it still writes the same codes, and `speak` names the missing file.
+TEST(CliBrokenCheckpoint, CodesNeverLoadTheCodecDecoder) {
+    const std::string dir = checkpoint_copy("no_decoder");
+    const std::string codec = testing::model_dir("tiny-custom_voice") + "/speech_tokenizer";
+    run_shell("rm " + shell_quote(dir + "/speech_tokenizer") + " && mkdir " +
+              shell_quote(dir + "/speech_tokenizer") + " && ln -s " +
+              shell_quote(codec + "/config.json") + " " + shell_quote(dir + "/speech_tokenizer/"));
+    const std::string args = " --speaker ryan --text hi --max-frames 3 --seed 4 --quiet --out ";
+    const auto want = run_cli("codes --model " + model("tiny-custom_voice") + args +
+                              shell_quote(out_path("decoder_intact.npy")));
+    ASSERT_EQ(want.exit_code, 0) << want.output;
+    const auto got = run_cli("codes --model " + shell_quote(dir) + args +
+                             shell_quote(out_path("decoder_missing.npy")));
+    ASSERT_EQ(got.exit_code, 0) << got.output;
+    EXPECT_EQ(load_codes(out_path("decoder_missing.npy")),
+              load_codes(out_path("decoder_intact.npy")));
+    const auto speak = run_cli("speak --model " + shell_quote(dir) +
+                               " --speaker ryan --text hi --max-frames 3 --out " +
+                               shell_quote(out_path("decoder_missing.wav")));
+    EXPECT_EQ(speak.exit_code, 1) << speak.output;
+    EXPECT_NE(speak.output.find("speech_tokenizer: no model.safetensors"), std::string::npos)
+        << speak.output;
+}
+
 TEST(CliBrokenCheckpoint, TruncatedSafetensors) {
     const std::string dir = checkpoint_copy("trunc");
     const std::string bytes =

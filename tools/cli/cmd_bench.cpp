@@ -179,9 +179,7 @@ int cmd_bench(const Args& args) {
     if (!args.flag("no-codec")) {
         // The whole pipeline: frames decoded to audio as they are generated. The codec decoder
         // loads on first use (here, before the runs: its load is part of a cold start).
-        const auto t_codec = std::chrono::steady_clock::now();
-        model.sample_rate();
-        const double codec_load_ms = ms_since(t_codec);
+        const double codec_load_ms = load_codec_decoder(model);
         req.options.codec_decode = "streaming";
         std::vector<double> codec, first_audio, rtf;
         for (int i = 0; i < r.runs; ++i) {
