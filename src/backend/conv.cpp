@@ -48,6 +48,11 @@ ConvWeights prepare_conv_transpose1d(const TensorView& w, int c_in, int c_out, i
     return cpu::pack_conv_transpose1d(w, c_in, c_out, kernel, stride, bias);
 }
 
+ConvWeights prepare_strided_conv1d(const TensorView& w, int c_out, int c_in, int kernel, int stride,
+                                   const float* bias) {
+    return cpu::pack_strided_conv1d(w, c_out, c_in, kernel, stride, bias);
+}
+
 void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_t ldx,
             int64_t n_rows, float* y, int64_t ldy, bool accumulate) {
     if (ctx.kernels == KernelSet::reference)

@@ -85,6 +85,10 @@ ConvWeights prepare_conv_transpose1d(const float* w, int c_in, int c_out, int ke
                                      const float* bias);
 ConvWeights prepare_conv_transpose1d(const TensorView& w, int c_in, int c_out, int kernel,
                                      int stride, const float* bias);
+// A strided Conv1d (torch weight [c_out, c_in, kernel], kernel = m·stride) as one m-tap
+// stride-1 conv over rows of stride·c_in values, see cpu::pack_strided_conv1d.
+ConvWeights prepare_strided_conv1d(const TensorView& w, int c_out, int c_in, int kernel, int stride,
+                                   const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i] for
 // t < n_rows; `x` points at the first history row ((n_tap-1)·dilation rows before the first

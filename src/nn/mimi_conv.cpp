@@ -7,6 +7,7 @@
 #include "backend/ops.hpp"
 #include "core/error.hpp"
 #include "nn/codec_weights.hpp"
+#include "weights/safetensors.hpp"
 
 namespace qwen3tts {
 
@@ -20,20 +21,12 @@ void MimiStridedConv1d::load(const WeightMap& weights, const std::string& prefix
     c_out_ = c_out;
     kernel_ = kernel;
     stride_ = stride;
-    const auto w = load_f32(weights, prefix + ".weight", {c_out, c_in, kernel});
     std::vector<float> b;
     if (bias) b = load_f32(weights, prefix + ".bias", {c_out});
-    // Regroup taps: w'[o, r·c_in + i, tap b] = w[o, i, b·s + r] (block b, row r within it).
-    const int m = kernel / stride;
-    const int cin_b = stride * c_in;
-    std::vector<float> wb(size_t(c_out) * size_t(cin_b) * size_t(m));
-    for (int o = 0; o < c_out; ++o)
-        for (int bk = 0; bk < m; ++bk)
-            for (int r = 0; r < stride; ++r)
-                for (int i = 0; i < c_in; ++i)
-                    wb[(size_t(o) * cin_b + size_t(r) * c_in + size_t(i)) * m + size_t(bk)] =
-                        w[(size_t(o) * c_in + size_t(i)) * kernel + size_t(bk * stride + r)];
-    w_ = backend::prepare_conv1d(wb.data(), c_out, cin_b, m, 1, bias ? b.data() : nullptr);
+    // Taps regrouped into blocks of stride input rows while packing (no widened copy).
+    w_ = backend::prepare_strided_conv1d(
+        weights.get_float(prefix + ".weight", {c_out, c_in, kernel}), c_out, c_in, kernel, stride,
+        bias ? b.data() : nullptr);
 }
 
 void MimiStridedConv1d::init_state(float* state, const float* first_row, bool replicate) const {

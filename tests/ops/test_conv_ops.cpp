@@ -234,6 +234,18 @@ TEST(ConvPacking, AStoredTensorPacksAsItsWidenedValues) {
         expect_same_panels(
             cpu::pack_conv_transpose1d(up.view, 11, 13, 8, 4, bias.data()),
             cpu::pack_conv_transpose1d(up.widened.data(), 11, 13, 8, 4, bias.data()));
+        // A strided conv (kernel 8, stride 4) as a 2-tap conv over rows of 4·5 values.
+        const StoredTensor down = stored(dtype, "down.weight", {13, 5, 8}, rng);
+        std::vector<float> blocks(size_t(13) * 20 * 2);
+        for (int o = 0; o < 13; ++o)
+            for (int b = 0; b < 2; ++b)
+                for (int r = 0; r < 4; ++r)
+                    for (int i = 0; i < 5; ++i)
+                        blocks[(size_t(o) * 20 + size_t(r) * 5 + size_t(i)) * 2 + size_t(b)] =
+                            down.widened[(size_t(o) * 5 + size_t(i)) * 8 + size_t(b) * 4 +
+                                         size_t(r)];
+        expect_same_panels(cpu::pack_strided_conv1d(down.view, 13, 5, 8, 4, bias.data()),
+                           cpu::pack_conv1d(blocks.data(), 13, 20, 2, 1, bias.data()));
         // q/k/v stacked: the rows of the parts in order, as one matrix.
         const StoredTensor q = stored(dtype, "q.weight", {40, 24}, rng);
         const StoredTensor k = stored(dtype, "k.weight", {9, 24}, rng);

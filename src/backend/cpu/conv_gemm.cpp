@@ -354,6 +354,24 @@ PackedConv pack_conv_transpose1d(const TensorView& w, int c_in, int c_out, int k
     });
 }
 
+PackedConv pack_strided_conv1d(const TensorView& w, int c_out, int c_in, int kernel, int stride,
+                               const float* bias) {
+    if (stride <= 0 || kernel < stride || kernel % stride != 0 || c_in <= 0 ||
+        c_in > (1 << 30) / stride)
+        throw Error(ErrorCode::invalid_argument,
+                    "strided conv pack: kernel " + std::to_string(kernel) +
+                        " must be a multiple of stride " + std::to_string(stride) + " (c_in " +
+                        std::to_string(c_in) + ")");
+    const unsigned char* p = bytes_of(w);
+    return with_element_type(w, [&](auto element) {
+        using E = decltype(element);
+        return pack_impl(c_out, stride * c_in, kernel / stride, 1, bias, [&](int o, int q, int b) {
+            const int r = q / c_in, i = q % c_in;
+            return E::at(p, (size_t(o) * c_in + i) * kernel + size_t(b) * stride + r);
+        });
+    });
+}
+
 namespace {
 
 // Calls run(item) for every item in [0, n_item), over the pool when the call is big enough.

@@ -77,6 +77,12 @@ PackedConv pack_conv_transpose1d(const float* w, int c_in, int c_out, int kernel
                                  const float* bias);
 PackedConv pack_conv_transpose1d(const TensorView& w, int c_in, int c_out, int kernel, int stride,
                                  const float* bias);
+// A strided Conv1d (torch weight [c_out, c_in, kernel], kernel = m·stride) as one m-tap
+// stride-1 conv over input rows of stride·c_in values (row n: samples n·stride ..
+// n·stride + stride - 1, channels-last): its input channel r·c_in + i at tap b is
+// w[o, i, b·stride + r].
+PackedConv pack_strided_conv1d(const TensorView& w, int c_out, int c_in, int kernel, int stride,
+                               const float* bias);
 
 // y[t*ldy + o] = (accumulate ? y[t*ldy + o] : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i]
 // for t in [0, n_rows), o in [0, c_out). `x` points at the first history row (see above).
