@@ -6,7 +6,6 @@
 #include "backend/cpu/mimi_elu.hpp"
 #include "backend/ops.hpp"
 #include "backend/reference/conv_ref.hpp"
-#include "core/error.hpp"
 
 namespace qwen3tts::backend {
 
@@ -22,15 +21,6 @@ ConvWeights prepare_conv1d(const TensorView& w, int c_out, int c_in, int n_tap, 
 
 ConvWeights prepare_linear(const float* w, int out, int in, const float* bias) {
     return cpu::pack_linear(w, out, in, bias);
-}
-
-ConvWeights prepare_linear(const TensorView& w, int out, int in, const float* bias) {
-    const TensorView* parts[] = {&w};
-    if (w.dim(0) != out)
-        throw Error(ErrorCode::internal, "prepare_linear: tensor " + w.name + " has " +
-                                             std::to_string(w.dim(0)) + " rows, not " +
-                                             std::to_string(out));
-    return cpu::pack_stacked_linear(parts, 1, in, bias);
 }
 
 ConvWeights prepare_stacked_linear(const TensorView* const* parts, int n_parts, int in,

@@ -75,7 +75,6 @@ ConvWeights prepare_conv1d(const TensorView& w, int c_out, int c_in, int n_tap, 
                            const float* bias);
 // From a torch Linear weight [out, in] (+ bias [out] or null).
 ConvWeights prepare_linear(const float* w, int out, int in, const float* bias);
-ConvWeights prepare_linear(const TensorView& w, int out, int in, const float* bias);
 // Linear weights [rows_k, in] of one input stacked in order (q/k/v, gate/up): one GEMM.
 ConvWeights prepare_stacked_linear(const TensorView* const* parts, int n_parts, int in,
                                    const float* bias);

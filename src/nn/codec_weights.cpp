@@ -23,16 +23,16 @@ std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
 
 backend::ConvWeights load_linear(const WeightMap& weights, const std::string& name, int out, int in,
                                  const float* bias) {
-    return backend::prepare_linear(weights.get_float(name, {out, in}), out, in, bias);
+    return load_stacked_linear(weights, {name}, {out}, in, bias);
 }
 
 backend::ConvWeights load_stacked_linear(const WeightMap& weights,
                                          const std::vector<std::string>& names,
-                                         const std::vector<int>& rows, int in) {
+                                         const std::vector<int>& rows, int in, const float* bias) {
     std::vector<const TensorView*> parts;
     for (size_t i = 0; i < names.size(); ++i)
         parts.push_back(&weights.get_float(names[i], {rows[i], in}));
-    return backend::prepare_stacked_linear(parts.data(), int(parts.size()), in, nullptr);
+    return backend::prepare_stacked_linear(parts.data(), int(parts.size()), in, bias);
 }
 
 }  // namespace qwen3tts

@@ -22,9 +22,10 @@ backend::ConvWeights load_linear(const WeightMap& weights, const std::string& na
                                  const float* bias = nullptr);
 
 // Several Linear weights [rows_i, in] of the same input, stacked in order and packed as one
-// matrix (q/k/v, gate/up): one GEMM instead of several.
+// matrix (q/k/v, gate/up): one GEMM instead of several. Bias: [Σ rows_i] or null.
 backend::ConvWeights load_stacked_linear(const WeightMap& weights,
                                          const std::vector<std::string>& names,
-                                         const std::vector<int>& rows, int in);
+                                         const std::vector<int>& rows, int in,
+                                         const float* bias = nullptr);
 
 }  // namespace qwen3tts
