@@ -27,9 +27,12 @@ int QuantizedWeights::code(int64_t r, int64_t c) const {
     return j < kQuantBlock ? byte & 0xf : byte >> 4;
 }
 
+uint16_t QuantizedWeights::scale_f16(int64_t r, int64_t b) const {
+    return scales[size_t(r * blocks_per_row() + b)];
+}
+
 float QuantizedWeights::value(int64_t r, int64_t c) const {
-    const float scale = f16_to_f32(scales[size_t(r * blocks_per_row() + c / kQuantBlock)]);
-    return scale * float(code(r, c) - code_offset());
+    return f16_to_f32(scale_f16(r, c / kQuantBlock)) * float(code(r, c) - code_offset());
 }
 
 QuantStep quant_step(QuantFormat format, float lo, float hi) {

@@ -43,6 +43,8 @@ struct QuantizedWeights {
     size_t nbytes() const { return codes.size() + scales.size() * sizeof(uint16_t); }
     // The unsigned code of weight (r, c), offset included.
     int code(int64_t r, int64_t c) const;
+    // The f16 scale of block b of row r.
+    uint16_t scale_f16(int64_t r, int64_t b) const;
     // The weight (r, c) as the quantized matrix represents it: scale × (code - offset).
     float value(int64_t r, int64_t c) const;
 };

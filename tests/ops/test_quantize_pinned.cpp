@@ -71,14 +71,30 @@ std::vector<float> pinned_weights(int64_t rows, int64_t cols, uint64_t seed) {
     return w;
 }
 
-// FNV-1a over the codes, then the scales.
+// FNV-1a over the codes, then the scales, as the bytes of the layout the hashes were taken in
+// (row after row; q8 one code per byte; q4 two blocks per 32 bytes, byte j holding weights j
+// and 32 + j, an odd last block 16 bytes holding j and 16 + j), rebuilt from code() and
+// scale_f16() so that the pin holds whatever the kernels' storage order.
 uint64_t hash_of(const backend::QuantizedWeights& q) {
     uint64_t h = 0xcbf29ce484222325ull;
-    auto add = [&](const uint8_t* p, size_t n) {
-        for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-    };
-    add(q.codes.data(), q.codes.size());
-    add(reinterpret_cast<const uint8_t*>(q.scales.data()), q.scales.size() * sizeof(uint16_t));
+    auto add = [&](uint8_t byte) { h = (h ^ byte) * 0x100000001b3ull; };
+    for (int64_t r = 0; r < q.rows; ++r) {
+        if (q.format == QuantFormat::q8) {
+            for (int64_t c = 0; c < q.cols; ++c) add(uint8_t(q.code(r, c)));
+            continue;
+        }
+        for (int64_t c = 0; c < q.cols; c += 64) {
+            const int64_t half = c + 64 <= q.cols ? 32 : 16;
+            for (int64_t j = 0; j < half; ++j)
+                add(uint8_t(q.code(r, c + j) | q.code(r, c + half + j) << 4));
+        }
+    }
+    for (int64_t r = 0; r < q.rows; ++r)
+        for (int64_t b = 0; b < q.blocks_per_row(); ++b) {
+            const uint16_t s = q.scale_f16(r, b);
+            add(uint8_t(s & 0xff));
+            add(uint8_t(s >> 8));
+        }
     return h;
 }
 
