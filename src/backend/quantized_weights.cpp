@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "backend/cpu/quantize_cpu.hpp"
@@ -16,19 +17,17 @@ const char* quant_format_name(QuantFormat f) {
 }
 
 int QuantizedWeights::code(int64_t r, int64_t c) const {
-    const uint8_t* row = codes.data() + size_t(r) * row_code_bytes();
-    if (format == QuantFormat::q8) return row[c];
-    const int64_t pair = c / (2 * kQuantBlock), j = c % (2 * kQuantBlock);
-    if ((pair + 1) * 2 * kQuantBlock > cols) {  // the odd last block
-        const uint8_t byte = row[pair * kQuantBlock + j % (kQuantBlock / 2)];
-        return j < kQuantBlock / 2 ? byte & 0xf : byte >> 4;
-    }
-    const uint8_t byte = row[pair * kQuantBlock + j % kQuantBlock];
-    return j < kQuantBlock ? byte & 0xf : byte >> 4;
+    const int64_t b = c / kQuantBlock, j = c % kQuantBlock;
+    const uint8_t* block = codes.data() + (r / kQuantLanes) * group_code_bytes() +
+                           b * group_block_bytes() + (r % kQuantLanes) * 4;
+    if (format == QuantFormat::q8) return block[j / 4 * 64 + j % 4];
+    const uint8_t byte = block[j / 8 * 64 + j % 4];
+    return j % 8 < 4 ? byte & 0xf : byte >> 4;
 }
 
 uint16_t QuantizedWeights::scale_f16(int64_t r, int64_t b) const {
-    return scales[size_t(r * blocks_per_row() + b)];
+    return scales[size_t(((r / kQuantLanes) * blocks_per_row() + b) * kQuantLanes +
+                         r % kQuantLanes)];
 }
 
 float QuantizedWeights::value(int64_t r, int64_t c) const {
@@ -128,15 +127,25 @@ void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, u
 
 namespace {
 
-// q4 codes, one per byte in weight order → two blocks per 32 bytes (see the header).
-void pack_q4(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
-    for (int64_t b = 0; b < blocks; b += 2) {
-        const uint8_t* u = unpacked + b * kQuantBlock;
-        uint8_t* p = packed + (b / 2) * kQuantBlock;
-        if (b + 1 < blocks) {
-            for (int64_t j = 0; j < kQuantBlock; ++j) p[j] = uint8_t(u[j] | (u[j + 32] << 4));
-        } else {  // an odd last block: 16 bytes, weights j and 16 + j
-            for (int64_t j = 0; j < kQuantBlock / 2; ++j) p[j] = uint8_t(u[j] | (u[j + 16] << 4));
+// Row r's codes (one per byte, offset included) and block scales into its lane of its group.
+void store_row(const uint8_t* row_codes, const uint16_t* row_scales, int64_t r,
+               QuantizedWeights& out) {
+    const int64_t blocks = out.blocks_per_row(), lane = r % kQuantLanes;
+    uint8_t* codes = out.codes.data() + (r / kQuantLanes) * out.group_code_bytes() + lane * 4;
+    uint16_t* scales = out.scales.data() + (r / kQuantLanes) * blocks * kQuantLanes + lane;
+    for (int64_t b = 0; b < blocks; ++b, codes += out.group_block_bytes()) {
+        const uint8_t* u = row_codes + b * kQuantBlock;
+        scales[b * kQuantLanes] = row_scales[b];
+        if (out.format == QuantFormat::q8) {
+            for (int t = 0; t < 8; ++t) std::memcpy(codes + t * 64, u + t * 4, 4);
+            continue;
+        }
+        for (int t = 0; t < 4; ++t) {  // q4 codes are < 16: the shift stays within each byte
+            uint32_t lo, hi;
+            std::memcpy(&lo, u + t * 8, 4);
+            std::memcpy(&hi, u + t * 8 + 4, 4);
+            const uint32_t packed = lo | hi << 4;
+            std::memcpy(codes + t * 64, &packed, 4);
         }
     }
 }
@@ -144,30 +153,24 @@ void pack_q4(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
 // Rows [r0, r1) of `out` from `src`, whose row 0 is row `first` of out.
 void quantize_rows(const TensorView& src, int64_t first, QuantizedWeights& out, int64_t r0,
                    int64_t r1) {
-    const int64_t blocks = out.blocks_per_row();
-    std::vector<uint8_t> unpacked(size_t(out.cols));  // q4: one code per byte
+    // One code per byte and the row's scales, then interleaved into place.
+    std::vector<uint8_t> codes(size_t(out.cols));
+    std::vector<uint16_t> scales(size_t(out.blocks_per_row()));
     const bool simd = quantize_row_cpu_available();
     for (int64_t r = r0; r < r1; ++r) {
-        uint8_t* row_codes = out.codes.data() + size_t(r) * out.row_code_bytes();
-        uint8_t* codes = out.format == QuantFormat::q8 ? row_codes : unpacked.data();
-        uint16_t* scales = out.scales.data() + size_t(r * blocks);
         if (simd)
-            quantize_row_cpu(src, r - first, out.format, codes, scales);
+            quantize_row_cpu(src, r - first, out.format, codes.data(), scales.data());
         else
-            quantize_row_portable(src, r - first, out.format, codes, scales);
-        if (out.format == QuantFormat::q4) {
-            if (simd)
-                pack_q4_cpu(unpacked.data(), blocks, row_codes);
-            else
-                pack_q4(unpacked.data(), blocks, row_codes);
-        }
+            quantize_row_portable(src, r - first, out.format, codes.data(), scales.data());
+        store_row(codes.data(), scales.data(), r, out);
     }
 }
 
-// Rows of w per read: about 256 KiB, so the buffer stays in cache.
+// Rows of w per read: about 256 KiB, so the buffer stays in cache; whole groups, so that each
+// piece writes its own part of the result.
 int64_t rows_per_read(const TensorView& w) {
-    return std::max<int64_t>(
-        1, int64_t((size_t(256) << 10) / (size_t(w.dim(1)) * dtype_size(w.dtype))));
+    const int64_t rows = int64_t((size_t(256) << 10) / (size_t(w.dim(1)) * dtype_size(w.dtype)));
+    return std::max<int64_t>(1, rows / kQuantLanes) * kQuantLanes;
 }
 
 // Rows [r0, r1) (at most rows_per_read) of a memory-mapped w are read with pread into a buffer
@@ -208,8 +211,8 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     q.rows = w.dim(0);
     q.cols = w.dim(1);
     // Smaller than the tensor itself, whose size was checked when it was loaded.
-    q.codes = HugeBuffer<uint8_t>(size_t(q.rows) * q.row_code_bytes());
-    q.scales = HugeBuffer<uint16_t>(size_t(q.rows * q.blocks_per_row()));
+    q.codes = HugeBuffer<uint8_t>(size_t(q.groups() * q.group_code_bytes()));
+    q.scales = HugeBuffer<uint16_t>(size_t(q.groups() * q.blocks_per_row() * kQuantLanes));
     // Pieces are handed out as threads ask for them, so a thread that lost its core for a
     // while does not keep the others waiting at the end of the tensor.
     const int64_t piece = rows_per_read(w);
@@ -217,12 +220,20 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
     auto body = [&](int64_t, int64_t) {
         for (int64_t r0; (r0 = next.fetch_add(piece)) < q.rows;) {
             const int64_t r1 = std::min(r0 + piece, q.rows);
+            const int64_t g0 = r0 / kQuantLanes, g1 = (r1 + kQuantLanes - 1) / kQuantLanes;
             // The piece's pages of the result in one call rather than a fault per page.
-            detail::populate_for_write(q.codes.data() + size_t(r0) * q.row_code_bytes(),
-                                       size_t(r1 - r0) * q.row_code_bytes());
-            detail::populate_for_write(q.scales.data() + size_t(r0 * q.blocks_per_row()),
-                                       size_t((r1 - r0) * q.blocks_per_row()) * sizeof(uint16_t));
+            detail::populate_for_write(q.codes.data() + g0 * q.group_code_bytes(),
+                                       size_t((g1 - g0) * q.group_code_bytes()));
+            detail::populate_for_write(
+                q.scales.data() + g0 * q.blocks_per_row() * kQuantLanes,
+                size_t((g1 - g0) * q.blocks_per_row() * kQuantLanes) * sizeof(uint16_t));
             quantize_piece(w, q, r0, r1);
+            if (r1 == q.rows) {  // the last group's padding rows: zero codes, zero scales
+                const std::vector<uint8_t> zero_codes(size_t(q.cols));
+                const std::vector<uint16_t> zero_scales(size_t(q.blocks_per_row()));
+                for (int64_t r = q.rows; r < g1 * kQuantLanes; ++r)
+                    store_row(zero_codes.data(), zero_scales.data(), r, q);
+            }
         }
     };
     if (pool)
@@ -239,7 +250,7 @@ void QuantizedActivations::quantize(const float* x, int64_t n, int64_t n_cols) {
     const int64_t blocks = n * cols / kQuantBlock;
     q.resize(size_t(n * cols));
     scales.resize(size_t(blocks));
-    scaled_sums.resize(size_t(blocks));
+    sums.resize(size_t(blocks));
     for (int64_t b = 0; b < blocks; ++b) {
         const float* xb = x + b * kQuantBlock;
         int8_t* qb = q.data() + b * kQuantBlock;
@@ -253,7 +264,8 @@ void QuantizedActivations::quantize(const float* x, int64_t n, int64_t n_cols) {
             // The block's scale is NaN, so the outputs it reaches are NaN (as in float
             // arithmetic), never silently finite.
             std::fill_n(qb, kQuantBlock, int8_t(0));
-            scales[size_t(b)] = scaled_sums[size_t(b)] = std::numeric_limits<float>::quiet_NaN();
+            scales[size_t(b)] = std::numeric_limits<float>::quiet_NaN();
+            sums[size_t(b)] = 0;
             continue;
         }
         const float scale = max_abs / 127.0f;
@@ -264,7 +276,7 @@ void QuantizedActivations::quantize(const float* x, int64_t n, int64_t n_cols) {
             sum += qb[j];
         }
         scales[size_t(b)] = scale;
-        scaled_sums[size_t(b)] = scale * float(sum);
+        sums[size_t(b)] = sum;
     }
 }
 

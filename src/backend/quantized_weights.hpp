@@ -8,10 +8,18 @@
 //       candidate whose codes fit the block with the smallest squared error is kept.
 // Codes are unsigned so the integer kernels multiply them with signed int8 activations
 // directly (AVX-512 VNNI vpdpbusd); the offset (128 or 8) is removed once per block through
-// the activations' block sums. q4 packs two blocks in 32 bytes: byte j of a block pair holds
-// the pair's weight j in its low nibble and weight 32 + j in its high nibble, so unpacking 32
-// bytes gives the 64 weights of the pair in order; an odd last block takes 16 bytes, byte j
-// holding its weights j and 16 + j.
+// the activations' block sums.
+//
+// Storage order, made for those kernels: rows are interleaved in groups of 16 (the last group
+// padded with zero codes and scales), so that one 64-byte vector holds 4 columns' codes for 16
+// rows, one per 32-bit lane, and one vpdpbusd against 4 activation bytes broadcast to every lane
+// adds 4 products to each of the 16 rows' sums: no horizontal sums, no shuffles, the f32 work
+// once per block and 16 rows. A group stores its blocks one after the other; a block is chunks
+// of 64 bytes, lane i (bytes 4i to 4i + 3) of chunk t holding row i's codes of the block's
+//   q8  columns 4t to 4t + 3 (8 chunks),
+//   q4  columns 8t to 8t + 3 in the low nibbles and 8t + 4 to 8t + 7 in the high ones
+//       (4 chunks).
+// Scales: for each group and block, the 16 rows' f16 scales.
 #pragma once
 
 #include <cstdint>
@@ -29,16 +37,21 @@ enum class QuantFormat { q8, q4 };
 const char* quant_format_name(QuantFormat f);  // "q8", "q4"
 
 constexpr int64_t kQuantBlock = 32;
+constexpr int64_t kQuantLanes = 16;  // rows per interleaved group
 
 struct QuantizedWeights {
     std::string name;  // the checkpoint tensor it was made from
     QuantFormat format = QuantFormat::q8;
     int64_t rows = 0, cols = 0;   // cols is a multiple of kQuantBlock
-    HugeBuffer<uint8_t> codes;    // rows × row_code_bytes()
-    HugeBuffer<uint16_t> scales;  // f16, rows × blocks_per_row()
+    HugeBuffer<uint8_t> codes;    // groups() × group_code_bytes()
+    HugeBuffer<uint16_t> scales;  // f16, groups() × blocks_per_row() × kQuantLanes
 
     int64_t blocks_per_row() const { return cols / kQuantBlock; }
-    size_t row_code_bytes() const { return size_t(format == QuantFormat::q8 ? cols : cols / 2); }
+    int64_t groups() const { return (rows + kQuantLanes - 1) / kQuantLanes; }
+    // One row's codes of one block: 32 bytes (q8) or 16 (q4).
+    int64_t lane_block_bytes() const { return format == QuantFormat::q8 ? 32 : 16; }
+    int64_t group_block_bytes() const { return kQuantLanes * lane_block_bytes(); }
+    int64_t group_code_bytes() const { return blocks_per_row() * group_block_bytes(); }
     int code_offset() const { return format == QuantFormat::q8 ? 128 : 8; }
     size_t nbytes() const { return codes.size() + scales.size() * sizeof(uint16_t); }
     // The unsigned code of weight (r, c), offset included.
@@ -86,7 +99,7 @@ inline float q4_fitted_scale(float wq, float qq) {  // before its rounding to f1
 void quantize_row_portable(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
                            uint16_t* scales);
 
-// w: [rows, cols] f32/f16/bf16 with cols a multiple of 64 (Error(unsupported) naming the
+// w: [rows, cols] f32/f16/bf16 with cols a multiple of 32 (Error(unsupported) naming the
 // tensor otherwise, and for non-finite weights). Rows are split over the pool's threads.
 QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, ThreadPool* pool);
 
@@ -94,9 +107,9 @@ QuantizedWeights quantize_weights(const TensorView& w, QuantFormat format, Threa
 // in [-127, 127], scale = max|x| / 127 (0 for an all-zero block).
 struct QuantizedActivations {
     int64_t rows = 0, cols = 0;
-    std::vector<int8_t> q;           // rows × cols
-    std::vector<float> scales;       // rows × cols / 32
-    std::vector<float> scaled_sums;  // rows × cols / 32: scale × Σ q of the block
+    std::vector<int8_t> q;                                   // rows × cols
+    std::vector<float> scales;                               // rows × cols / 32
+    std::vector<int32_t> sums;                               // rows × cols / 32: Σ q of the block
     void quantize(const float* x, int64_t n, int64_t cols);  // reuses the buffers
 };
 

@@ -26,8 +26,9 @@ size_t stack_bytes(const WeightMap& w, const std::string& prefix, int64_t n_laye
             q.format = *quant;
             q.rows = t.dim(0);
             q.cols = t.dim(1);
-            bytes += checked_nbytes({q.rows, int64_t(q.row_code_bytes())}, 1, t.name) +
-                     checked_nbytes({q.rows, q.blocks_per_row()}, sizeof(uint16_t), t.name);
+            bytes += checked_nbytes({q.groups(), q.group_code_bytes()}, 1, t.name) +
+                     checked_nbytes({q.groups(), q.blocks_per_row() * backend::kQuantLanes},
+                                    sizeof(uint16_t), t.name);
         }
     }
     return bytes;

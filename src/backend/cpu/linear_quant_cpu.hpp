@@ -1,9 +1,10 @@
 // SIMD kernels of the quantized linear (quantized_weights.hpp): int8 activations times the
-// weights' unsigned codes, summed exactly in int32 per block of 32, then scaled in f32.
-// AVX-512 VNNI (vpdpbusd, 64 weights per instruction) where the CPU has it at the avx512
-// level, else AVX2 (vpmaddubsw + vpmaddwd); the generic level runs the reference loops.
-// Each output is computed by one thread in a fixed order over its row, whatever n and the
-// thread count, so a row's result does not depend on the other rows of the batch.
+// weights' unsigned codes, summed exactly in int32 per block of 32, then scaled in f32, 16
+// weight rows at a time (one per vector lane, as the storage order interleaves them): AVX-512
+// VNNI (vpdpbusd) where the CPU has it at the avx512 level, else AVX2 (vpmaddubsw + vpmaddwd,
+// the same bits); the generic level runs the reference loops. Each output is computed by one
+// thread in a fixed order over its row, whatever n and the thread count, so a row's result
+// does not depend on the other rows of the batch.
 #pragma once
 
 #include <cstdint>

@@ -326,31 +326,7 @@ QWEN3TTS_AVX2 void row_avx2(const TensorView& w, int64_t r, QuantFormat format, 
         group_avx2(w, r, row, b, int(std::min<int64_t>(8, blocks - b)), format, codes, scales);
 }
 
-QWEN3TTS_AVX2 void pack_q4_avx2(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
-    // Codes are below 16, so a 16-bit shift by 4 moves each byte's code into its high nibble
-    // without spilling into the next byte.
-    int64_t b = 0;
-    for (; b + 1 < blocks; b += 2) {
-        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(unpacked + b * 32));
-        const __m256i hi =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(unpacked + b * 32 + 32));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(packed + b * 16),
-                            _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4)));
-    }
-    if (b < blocks) {  // an odd last block: 16 bytes, weights j and 16 + j
-        const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(unpacked + b * 32));
-        const __m128i hi =
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(unpacked + b * 32 + 16));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(packed + b * 16),
-                         _mm_or_si128(lo, _mm_slli_epi16(hi, 4)));
-    }
-}
-
 }  // namespace
-
-void pack_q4_cpu(const uint8_t* unpacked, int64_t blocks, uint8_t* packed) {
-    pack_q4_avx2(unpacked, blocks, packed);
-}
 
 bool quantize_row_cpu_available() {
     return cpu::active_isa() != cpu::Isa::generic;

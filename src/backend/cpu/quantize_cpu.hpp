@@ -17,8 +17,4 @@ bool quantize_row_cpu_available();
 void quantize_row_cpu(const TensorView& w, int64_t r, QuantFormat format, uint8_t* codes,
                       uint16_t* scales);
 
-// q4 codes of `blocks` blocks, one per byte → the packed layout of quantized_weights.hpp, 32
-// bytes per block pair in one instruction (same bytes as the plain loop).
-void pack_q4_cpu(const uint8_t* unpacked, int64_t blocks, uint8_t* packed);
-
 }  // namespace qwen3tts::backend

@@ -17,7 +17,7 @@ void linear_quant_reference(const QuantizedActivations& x, const QuantizedWeight
                     const int64_t c = b * kQuantBlock + j;
                     dot += (w.code(r, c) - w.code_offset()) * x.q[size_t(i * x.cols + c)];
                 }
-                acc += double(f16_to_f32(w.scales[size_t(r * blocks + b)])) *
+                acc += double(f16_to_f32(w.scale_f16(r, b))) *
                        double(x.scales[size_t(i * blocks + b)]) * double(dot);
             }
             y[i * w.rows + r] = float(acc) + (bias ? bias[r] : 0.0f);
