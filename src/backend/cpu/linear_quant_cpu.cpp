@@ -51,17 +51,26 @@ inline int32_t four_bytes(const int8_t* p) {
 
 // ---- AVX-512 VNNI ----------------------------------------------------------------------------
 
+// Cache lines a tile asks for ahead of their use, spread over its blocks.
+struct Prefetch {
+    const uint8_t* from = nullptr;
+    int64_t lines = 0;
+};
+
 // The 16 rows of group `g` (lanes) against NX activation rows, into acc[NX].
 template <QuantFormat F, int NX>
 QWEN3TTS_AVX512_VNNI inline void group_vnni(const QuantizedWeights& w, int64_t g,
-                                            const ActRows<NX>& x, __m512* acc) {
+                                            const ActRows<NX>& x, Prefetch prefetch, __m512* acc) {
     const int64_t blocks = w.blocks_per_row();
     const uint8_t* codes = w.codes.data() + g * w.group_code_bytes();
     const uint16_t* wscale = w.scales.data() + g * blocks * kQuantLanes;
     const __m512i nibble = _mm512_set1_epi8(0x0f);
 #pragma GCC unroll 8
     for (int r = 0; r < NX; ++r) acc[r] = _mm512_setzero_ps();
+    int64_t fetched = 0;
     for (int64_t b = 0; b < blocks; ++b, codes += w.group_block_bytes()) {
+        for (const int64_t upto = prefetch.lines * (b + 1) / blocks; fetched < upto; ++fetched)
+            _mm_prefetch(reinterpret_cast<const char*>(prefetch.from + fetched * 64), _MM_HINT_T0);
         // vpdpbusd sums code · q; starting from −offset · Σq removes the offset.
         __m512i dot[NX];
 #pragma GCC unroll 8
@@ -224,9 +233,10 @@ ActRows<NX> act_rows(const QuantizedActivations& x, int64_t i0) {
 // Those rows against group g of w, into y (only the group's real rows are written).
 template <QuantFormat F, int NX>
 QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
-                                           const float* bias, float* y, int64_t g, int64_t i0) {
+                                           const float* bias, float* y, int64_t g, int64_t i0,
+                                           Prefetch prefetch) {
     __m512 acc[NX];
-    group_vnni<F, NX>(w, g, act_rows<NX>(x, i0), acc);
+    group_vnni<F, NX>(w, g, act_rows<NX>(x, i0), prefetch, acc);
     const int64_t r0 = g * kQuantLanes;
     const __mmask16 real = __mmask16((1u << std::min<int64_t>(kQuantLanes, w.rows - r0)) - 1u);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(real, bias + r0) : _mm512_setzero_ps();
@@ -236,16 +246,29 @@ QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const 
 }
 
 // Groups [g0, g1) of w against every activation row, in tiles of 8, 4, 2, 1 rows: a group's
-// codes are read from memory once and stay in cache for the tiles after the first.
+// codes are read from memory once and stay in cache for the tiles after the first. The tiles
+// of a group share out the fetching of the next group's codes: left to the hardware, the first
+// tile of each group waited on memory while the others had none to do.
 template <QuantFormat F>
 QWEN3TTS_AVX512_VNNI void groups_vnni(const QuantizedActivations& x, const QuantizedWeights& w,
                                       const float* bias, float* y, int64_t g0, int64_t g1) {
+    const int64_t n = x.rows, tiles = n / 8 + n % 8 / 4 + n % 4 / 2 + n % 2;
+    const int64_t lines = w.group_code_bytes() / 64;
     for (int64_t g = g0; g < g1; ++g) {
+        const uint8_t* next =
+            g + 1 < w.groups() ? w.codes.data() + (g + 1) * w.group_code_bytes() : nullptr;
+        int64_t tile = 0;
+        auto share = [&] {  // this tile's part of the next group
+            if (!next) return Prefetch{};
+            const int64_t l0 = lines * tile / tiles, l1 = lines * (tile + 1) / tiles;
+            ++tile;
+            return Prefetch{next + l0 * 64, l1 - l0};
+        };
         int64_t i = 0;
-        for (; i + 8 <= x.rows; i += 8) tile_vnni<F, 8>(x, w, bias, y, g, i);
-        if (i + 4 <= x.rows) tile_vnni<F, 4>(x, w, bias, y, g, i), i += 4;
-        if (i + 2 <= x.rows) tile_vnni<F, 2>(x, w, bias, y, g, i), i += 2;
-        if (i < x.rows) tile_vnni<F, 1>(x, w, bias, y, g, i);
+        for (; i + 8 <= n; i += 8) tile_vnni<F, 8>(x, w, bias, y, g, i, share());
+        if (i + 4 <= n) tile_vnni<F, 4>(x, w, bias, y, g, i, share()), i += 4;
+        if (i + 2 <= n) tile_vnni<F, 2>(x, w, bias, y, g, i, share()), i += 2;
+        if (i < n) tile_vnni<F, 1>(x, w, bias, y, g, i, share());
     }
 }
 
