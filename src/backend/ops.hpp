@@ -104,6 +104,10 @@ void conv1d_parts(const ExecContext& ctx, const ConvWeights& w, const ConvRows* 
 
 // y = w ⊙ x / sqrt(mean(x²) + eps), row by row over [n, d] (RMSNorm; statistics in f64).
 void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, float* y);
+// The same with the rows split over ctx's threads when there are many values (a batched
+// step's per-head q/k norms); each row's value is the same either way.
+void rms_norm(const ExecContext& ctx, const float* x, const float* w, int64_t n, int64_t d,
+              float eps, float* y);
 // y = (x − mean) / sqrt(var + eps) · w + b per row (biased variance, as torch LayerNorm).
 void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64_t d, float eps,
                 float* y);
@@ -112,6 +116,9 @@ void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64
 
 // out = silu(gate) ⊙ up, elementwise over n values (out may alias gate).
 void silu_mul(const float* gate, const float* up, int64_t n, float* out);
+// The same split over ctx's threads when n is large (a batched step's MLP: the scalar exp of
+// every value kept one thread busy while the other waited); the same values either way.
+void silu_mul(const ExecContext& ctx, const float* gate, const float* up, int64_t n, float* out);
 void silu_inplace(float* x, int64_t n);
 // Exact (erf) GELU in place.
 void gelu_erf_inplace(float* x, int64_t n);

@@ -6,6 +6,7 @@
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/ops.hpp"
 #include "core/error.hpp"
+#include "core/thread_pool.hpp"
 
 namespace qwen3tts::backend {
 
@@ -43,6 +44,23 @@ void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, f
     }
 }
 
+namespace {
+// Below this many values an element-wise op or a norm is done before a fork/join would be.
+constexpr int64_t kParallelValues = 16384;
+}  // namespace
+
+void rms_norm(const ExecContext& ctx, const float* x, const float* w, int64_t n, int64_t d,
+              float eps, float* y) {
+    // Its sums run in f64 one value after another (~1 ns each): 4096 values already
+    // outweigh a hand-off to the waiting worker.
+    if (!ctx.pool || n < 2 || n * d < kParallelValues / 4) {
+        rms_norm(x, w, n, d, eps, y);
+        return;
+    }
+    ctx.pool->parallel_for(
+        n, 1, [&](int64_t b, int64_t e) { rms_norm(x + b * d, w, e - b, d, eps, y + b * d); });
+}
+
 void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64_t d, float eps,
                 float* y) {
     for (int64_t i = 0; i < n; ++i) {
@@ -64,6 +82,15 @@ void silu_mul(const float* gate, const float* up, int64_t n, float* out) {
         const float g = gate[i];
         out[i] = g / (1.0f + std::exp(-g)) * up[i];
     }
+}
+
+void silu_mul(const ExecContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
+    if (!ctx.pool || n < kParallelValues) {
+        silu_mul(gate, up, n, out);
+        return;
+    }
+    ctx.pool->parallel_for(
+        n, 1024, [&](int64_t b, int64_t e) { silu_mul(gate + b, up + b, e - b, out + b); });
 }
 
 void silu_inplace(float* x, int64_t n) {

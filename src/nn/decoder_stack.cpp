@@ -23,6 +23,9 @@ void DecoderScratch::reserve(const DecoderStackShape& s, int64_t tokens) {
     up.resize(n * size_t(s.d_ff));
     rope_cos.resize(n * size_t(s.head_dim / 2));
     rope_sin.resize(n * size_t(s.head_dim / 2));
+    keys.reserve(n);  // at most a segment per token
+    values.reserve(n);
+    positions.reserve(n);
 }
 
 DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
@@ -70,6 +73,44 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, int64_t n, KvCache&
     forward(ctx, x, &one, 1, scratch, out);
 }
 
+// Attention of layer `il` for every segment (its keys and values already in its cache). Runs
+// of one-row segments (streams' decode steps) go in one parallel region: one such row's
+// attention over a short context is too little work to split by itself, so it ran on the
+// calling thread alone while the other waited. Longer segments (prefill) attend by themselves.
+// Either way each row gets what attention() of its segment alone gives, bit for bit.
+void DecoderStack::attend(const backend::ExecContext& ctx, const Segment* segs, int count,
+                          int64_t il, DecoderScratch& sc) const {
+    const DecoderStackShape& s = shape_;
+    const int64_t hd = s.head_dim, kvd = s.n_head_kv * hd, qd = s.n_head * hd;
+    const backend::AttentionShape shape{s.n_head, s.n_head_kv, hd, 0};
+    for (int64_t i = 0, row = 0; i < count;) {
+        if (segs[i].n != 1) {
+            KvCache& cache = *segs[i].cache;
+            backend::attention(ctx, sc.q.data() + row * qd, qd, cache.keys(il), cache.values(il),
+                               kvd, segs[i].n, cache.length(), shape, sc.attn.data() + row * qd,
+                               qd);
+            row += segs[i].n;
+            ++i;
+            continue;
+        }
+        int64_t run = 0;
+        sc.keys.clear();
+        sc.values.clear();
+        sc.positions.clear();
+        for (; i + run < count && segs[i + run].n == 1; ++run) {
+            KvCache& cache = *segs[i + run].cache;
+            sc.keys.push_back(cache.keys(il));
+            sc.values.push_back(cache.values(il));
+            sc.positions.push_back(cache.length());
+        }
+        backend::attention_streams(ctx, sc.q.data() + row * qd, qd, sc.keys.data(),
+                                   sc.values.data(), kvd, sc.positions.data(), run, shape,
+                                   sc.attn.data() + row * qd, qd);
+        row += run;
+        i += int(run);
+    }
+}
+
 // ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSDecoderLayer / Qwen3TTSAttention
 void DecoderStack::forward(const ExecContext& ctx, float* x, const Segment* segs, int count,
                            DecoderScratch& sc, float* out) const {
@@ -92,43 +133,41 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, const Segment* segs
 
     for (int64_t il = 0; il < s.n_layer; ++il) {
         const Layer& l = layers_[size_t(il)];
-        backend::rms_norm(x, l.in_norm.data(), n, d, s.eps, sc.norm.data());
+        backend::rms_norm(ctx, x, l.in_norm.data(), n, d, s.eps, sc.norm.data());
         {  // q [n, n_head*hd], k and v [n, n_kv*hd]
             const backend::LinearWeights* ws[3] = {&l.q, &l.k, &l.v};
             float* ys[3] = {sc.q.data(), sc.k.data(), sc.v.data()};
             backend::linear_group(ctx, sc.norm.data(), n, ws, ys, 3);
         }
-        backend::rms_norm(sc.q.data(), l.q_norm.data(), n * s.n_head, hd, s.eps, sc.q.data());
-        backend::rms_norm(sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps, sc.k.data());
+        backend::rms_norm(ctx, sc.q.data(), l.q_norm.data(), n * s.n_head, hd, s.eps, sc.q.data());
+        backend::rms_norm(ctx, sc.k.data(), l.k_norm.data(), n * s.n_head_kv, hd, s.eps,
+                          sc.k.data());
         backend::rope(sc.q.data(), n, qd, s.n_head, hd, sc.rope_cos.data(), sc.rope_sin.data());
         backend::rope(sc.k.data(), n, kvd, s.n_head_kv, hd, sc.rope_cos.data(), sc.rope_sin.data());
         for (int64_t i = 0, row = 0; i < count; row += segs[i].n, ++i) {
             KvCache& cache = *segs[i].cache;
             const int64_t pos0 = cache.length(), rows = segs[i].n;
-            float* kc = cache.keys(il);
-            float* vc = cache.values(il);
-            std::memcpy(kc + pos0 * kvd, sc.k.data() + row * kvd,
+            std::memcpy(cache.keys(il) + pos0 * kvd, sc.k.data() + row * kvd,
                         size_t(rows * kvd) * sizeof(float));
-            std::memcpy(vc + pos0 * kvd, sc.v.data() + row * kvd,
+            std::memcpy(cache.values(il) + pos0 * kvd, sc.v.data() + row * kvd,
                         size_t(rows * kvd) * sizeof(float));
-            backend::attention(ctx, sc.q.data() + row * qd, qd, kc, vc, kvd, rows, pos0,
-                               {s.n_head, s.n_head_kv, hd, 0}, sc.attn.data() + row * qd, qd);
         }
+        attend(ctx, segs, count, il, sc);
         backend::linear(ctx, sc.attn.data(), n, l.o, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
 
-        backend::rms_norm(x, l.post_norm.data(), n, d, s.eps, sc.norm.data());
+        backend::rms_norm(ctx, x, l.post_norm.data(), n, d, s.eps, sc.norm.data());
         {
             const backend::LinearWeights* ws[2] = {&l.gate, &l.up};
             float* ys[2] = {sc.gate.data(), sc.up.data()};
             backend::linear_group(ctx, sc.norm.data(), n, ws, ys, 2);
         }
-        backend::silu_mul(sc.gate.data(), sc.up.data(), n * s.d_ff, sc.gate.data());
+        backend::silu_mul(ctx, sc.gate.data(), sc.up.data(), n * s.d_ff, sc.gate.data());
         backend::linear(ctx, sc.gate.data(), n, l.down, nullptr, sc.proj.data());
         backend::add_inplace(x, sc.proj.data(), n * d);
     }
     for (int i = 0; i < count; ++i) segs[i].cache->set_length(segs[i].cache->length() + segs[i].n);
-    backend::rms_norm(x, final_norm_.data(), n, d, s.eps, out);
+    backend::rms_norm(ctx, x, final_norm_.data(), n, d, s.eps, out);
 }
 
 }  // namespace qwen3tts

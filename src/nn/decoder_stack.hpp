@@ -25,6 +25,9 @@ struct DecoderStackShape {
 struct DecoderScratch {
     int64_t max_tokens = 0;
     std::vector<float> norm, q, k, v, attn, proj, gate, up, rope_cos, rope_sin;
+    // Per one-row segment of a batched step: its cache's layer keys and values, its position.
+    std::vector<const float*> keys, values;
+    std::vector<int64_t> positions;
     void reserve(const DecoderStackShape& s, int64_t tokens);
 };
 
@@ -60,6 +63,9 @@ class DecoderStack {
                  DecoderScratch& scratch, float* out) const;
 
   private:
+    void attend(const backend::ExecContext& ctx, const Segment* segs, int count, int64_t il,
+                DecoderScratch& sc) const;
+
     struct Layer {
         backend::LinearWeights q, k, v, o, gate, up, down;
         std::vector<float> in_norm, post_norm, q_norm, k_norm;

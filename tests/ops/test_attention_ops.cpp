@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/ops.hpp"
@@ -226,6 +228,28 @@ TEST(SharedOps, NormsMatchTorchDefinitions) {
             EXPECT_NEAR(ln[size_t(i * d + j)],
                         (xv - mean) / std::sqrt(var + 1e-5) * w[size_t(j)] + b[size_t(j)], 1e-5);
         }
+    }
+}
+
+// Split over threads (a batched step's sizes and beyond), each row and value is what the
+// single-threaded op gives, bit for bit.
+TEST(SharedOps, ThreadedNormAndSiluEqualTheSingleThreadedOps) {
+    std::mt19937 rng(6);
+    ThreadPool pool(2);
+    const backend::ExecContext ctx{backend::KernelSet::fast, &pool};
+    for (const auto& [n, d] : {std::pair<int64_t, int64_t>{8, 1024}, {128, 128}, {3, 96}}) {
+        const auto x = random_vec(size_t(n * d), rng), w = random_vec(size_t(d), rng);
+        std::vector<float> one(size_t(n * d)), split(one.size());
+        backend::rms_norm(x.data(), w.data(), n, d, 1e-6f, one.data());
+        backend::rms_norm(ctx, x.data(), w.data(), n, d, 1e-6f, split.data());
+        EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * 4)) << n << "x" << d;
+    }
+    for (const int64_t n : {int64_t(100), int64_t(24576), int64_t(40001)}) {
+        const auto g = random_vec(size_t(n), rng), u = random_vec(size_t(n), rng);
+        std::vector<float> one(g.size()), split = g;
+        backend::silu_mul(g.data(), u.data(), n, one.data());
+        backend::silu_mul(ctx, split.data(), u.data(), n, split.data());  // in place, as used
+        EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * 4)) << n;
     }
 }
 
