@@ -277,7 +277,7 @@ void bench_steps(ThreadPool& pool, int threads) {
             for (int64_t il = 0; il < s.layers; ++il)
                 frame_bytes += layers[size_t(il % s.distinct)].nbytes(f);
             frame_bytes *= size_t(s.steps);
-            for (int64_t n : {1, 4, 16}) {
+            for (int64_t n : {1, 4, 8, 16}) {
                 if (!selected(s.name, n)) continue;
                 const int reps = 7;
                 std::vector<double> per_op[kOps], total, read;

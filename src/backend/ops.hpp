@@ -102,7 +102,8 @@ void conv1d_parts(const ExecContext& ctx, const ConvWeights& w, const ConvRows* 
 
 // ---- Normalisation -------------------------------------------------------------------------
 
-// y = w ⊙ x / sqrt(mean(x²) + eps), row by row over [n, d] (RMSNorm; statistics in f64).
+// y = w ⊙ x / sqrt(mean(x²) + eps), row by row over [n, d] (RMSNorm; statistics in f64,
+// vectorised: backend/cpu/rms_norm_cpu.hpp).
 void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, float* y);
 // The same with the rows split over ctx's threads when there are many values (a batched
 // step's per-head q/k norms); each row's value is the same either way.
@@ -114,10 +115,11 @@ void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64
 
 // ---- Element-wise --------------------------------------------------------------------------
 
-// out = silu(gate) ⊙ up, elementwise over n values (out may alias gate).
+// out = silu(gate) ⊙ up, elementwise over n values (out may alias gate); exp as in
+// backend/cpu/silu_cpu.hpp (correctly rounded, vectorised).
 void silu_mul(const float* gate, const float* up, int64_t n, float* out);
-// The same split over ctx's threads when n is large (a batched step's MLP: the scalar exp of
-// every value kept one thread busy while the other waited); the same values either way.
+// The same split over ctx's threads when n is large (a batched step's MLP); the same values
+// either way.
 void silu_mul(const ExecContext& ctx, const float* gate, const float* up, int64_t n, float* out);
 void silu_inplace(float* x, int64_t n);
 // Exact (erf) GELU in place.

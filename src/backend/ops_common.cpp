@@ -1,9 +1,13 @@
-// Ops whose cost is negligible next to the weight reads and convolutions: one plain
-// implementation serves both kernel sets (the reference is the implementation).
+// Ops whose cost is small next to the weight reads and convolutions: one implementation serves
+// both kernel sets (the reference is the implementation); the two that a batched step calls on
+// many values, RMSNorm and SiLU, are vectorised in backend/cpu with the same bits at every ISA
+// level.
 #include <algorithm>
 #include <cmath>
 
 #include "backend/cpu/cpu_features.hpp"
+#include "backend/cpu/rms_norm_cpu.hpp"
+#include "backend/cpu/silu_cpu.hpp"
 #include "backend/ops.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -34,14 +38,7 @@ void embedding_add_row(const TensorView& table, int64_t id, float* out) {
 }
 
 void rms_norm(const float* x, const float* w, int64_t n, int64_t d, float eps, float* y) {
-    for (int64_t i = 0; i < n; ++i) {
-        const float* xi = x + i * d;
-        float* yi = y + i * d;
-        double ss = 0;
-        for (int64_t j = 0; j < d; ++j) ss += double(xi[j]) * xi[j];
-        const float inv = float(1.0 / std::sqrt(ss / double(d) + double(eps)));
-        for (int64_t j = 0; j < d; ++j) yi[j] = w[j] * (xi[j] * inv);
-    }
+    cpu::rms_norm_rows(x, w, n, d, eps, y);
 }
 
 namespace {
@@ -51,9 +48,7 @@ constexpr int64_t kParallelValues = 16384;
 
 void rms_norm(const ExecContext& ctx, const float* x, const float* w, int64_t n, int64_t d,
               float eps, float* y) {
-    // Its sums run in f64 one value after another (~1 ns each): 4096 values already
-    // outweigh a hand-off to the waiting worker.
-    if (!ctx.pool || n < 2 || n * d < kParallelValues / 4) {
+    if (!ctx.pool || n < 2 || n * d < kParallelValues) {
         rms_norm(x, w, n, d, eps, y);
         return;
     }
@@ -78,10 +73,7 @@ void layer_norm(const float* x, const float* w, const float* b, int64_t n, int64
 }
 
 void silu_mul(const float* gate, const float* up, int64_t n, float* out) {
-    for (int64_t i = 0; i < n; ++i) {
-        const float g = gate[i];
-        out[i] = g / (1.0f + std::exp(-g)) * up[i];
-    }
+    cpu::silu_mul(gate, up, n, out);
 }
 
 void silu_mul(const ExecContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
@@ -94,7 +86,7 @@ void silu_mul(const ExecContext& ctx, const float* gate, const float* up, int64_
 }
 
 void silu_inplace(float* x, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
+    cpu::silu_inplace(x, n);
 }
 
 void gelu_erf_inplace(float* x, int64_t n) {
