@@ -17,12 +17,21 @@ std::string TensorView::shape_str() const {
     return shape_to_string(shape);
 }
 
+// The checked_* functions take the context for their error; it is built only when they throw
+// (these run on every linear call).
 int64_t TensorView::numel() const {
-    return checked_numel(shape, "tensor " + name);
+    int64_t n = 1;
+    for (const int64_t d : shape)
+        if (d < 0 || __builtin_mul_overflow(n, d, &n))
+            return checked_numel(shape, "tensor " + name);
+    return n;
 }
 
 size_t TensorView::nbytes() const {
-    return checked_nbytes(shape, dtype_size(dtype), "tensor " + name);
+    size_t bytes = 0;
+    if (__builtin_mul_overflow(size_t(numel()), dtype_size(dtype), &bytes))
+        return checked_nbytes(shape, dtype_size(dtype), "tensor " + name);
+    return bytes;
 }
 
 // memcpy loads: a safetensors file need not align tensor data to the element size (UBSan).

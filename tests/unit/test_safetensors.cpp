@@ -147,6 +147,13 @@ TEST(Safetensors, ShapeAndByteCountOverflowsAreErrors) {
     EXPECT_EQ(error_of([&] { v.numel(); }),
               "tensor w: shape [1099511627776, 1099511627776] has more elements than fit in 64 "
               "bits");
+    v.shape = {int64_t(1) << 62};  // f32: 2^64 bytes
+    EXPECT_EQ(error_of([&] { v.nbytes(); }),
+              "tensor w: shape [4611686018427387904] of 4-byte elements has more bytes than fit "
+              "in 64 bits");
+    v.shape = {3, -2};
+    EXPECT_EQ(error_of([&] { v.numel(); }), "tensor w: shape [3, -2] has a negative dimension");
+    EXPECT_EQ(error_of([&] { v.nbytes(); }), "tensor w: shape [3, -2] has a negative dimension");
 }
 
 TEST(Safetensors, ShapesAndOffsetsMustBeNonNegativeIntegers) {
