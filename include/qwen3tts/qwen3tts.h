@@ -74,6 +74,10 @@ typedef struct qwen3tts_load_options {
     /* Talker and code-predictor weights: NULL = "bf16" (as stored, exact), "q8", "q4" (quantized
      * at load), or "talker=q4,predictor=q8" (docs/quantization.md). */
     const char* quant;
+    /* 1 (default): with mmap, copy the talker's and code predictor's weights into memory at
+     * load; 0: read them through the mapping (fast start, little memory: for cloning voices;
+     * synthesis 2-2.5x slower per frame on VMs). */
+    int copy_frame_weights;
 } qwen3tts_load_options;
 
 /* Writes struct_size and the defaults into the first struct_size bytes of *options (pass

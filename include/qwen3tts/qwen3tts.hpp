@@ -58,6 +58,11 @@ struct LoadOptions {
     // VMs (docs/benchmarks.md); the rest (embeddings: only the rows used are read) stays mapped.
     // false: read the whole checkpoint into private memory (slower start, more memory).
     bool mmap = true;
+    // With mmap: false leaves the talker's and code predictor's weights in the mapping instead
+    // of copying them, for work that does not synthesize (cloning a voice: `qwen3tts voice`
+    // uses it), or to keep one copy in the page cache shared by processes. Synthesis still
+    // works, reading those weights through the mapping (2-2.5x slower per frame on VMs).
+    bool copy_frame_weights = true;
     // Weights of the talker and code-predictor decoder layers: "bf16" (as stored in the
     // checkpoint, exact: the default), "q8" or "q4" (quantized at load, blocks of 32 with f16
     // scales), or per component: "talker=q4,predictor=q8". docs/quantization.md has the

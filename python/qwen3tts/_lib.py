@@ -20,6 +20,7 @@ class LoadOptions(ctypes.Structure):
         ("pretokenizer", ctypes.c_char_p),
         ("mmap", ctypes.c_int),
         ("quant", ctypes.c_char_p),
+        ("copy_frame_weights", ctypes.c_int),
     ]
 
 

@@ -202,6 +202,7 @@ class Qwen3TTSModel(Closable):
         threads=0,
         pretokenizer=None,
         mmap=True,
+        copy_frame_weights=True,
         **kwargs,
     ):
         """Loads a checkpoint directory or a Hugging Face repo id ("Qwen/Qwen3-TTS-12Hz-0.6B-
@@ -211,6 +212,9 @@ class Qwen3TTSModel(Closable):
         weights as stored, exact), "q8" or "q4" (quantized at load), or per component
         "talker=q4,predictor=q8" (docs/quantization.md). pretokenizer: None = "qwen2", or
         "mistral_fixed". mmap: map the checkpoint (True) or read it into memory.
+        copy_frame_weights: with mmap, copy the talker's and code predictor's weights into
+        memory (True) or read them through the mapping (False: fast start, little memory, for
+        cloning voices; synthesis slower).
         The official loader's transformers arguments (device_map, dtype, attn_implementation)
         are accepted and ignored."""
         if quant is not None and not isinstance(quant, str):
@@ -230,6 +234,7 @@ class Qwen3TTSModel(Closable):
         options.pretokenizer = _lib.encode(pretokenizer)
         options.mmap = 1 if mmap else 0
         options.quant = _lib.encode(quant)
+        options.copy_frame_weights = 1 if copy_frame_weights else 0
         out = ctypes.c_void_p()
         _lib.check(
             _lib.lib().qwen3tts_model_load(

@@ -10,7 +10,8 @@ namespace {
 
 void transfer_load_options(const void* from, void* to, size_t size) {
     qwen3tts::capi::copy_fields(from, to, size, &qwen3tts_load_options::pretokenizer,
-                                &qwen3tts_load_options::mmap, &qwen3tts_load_options::quant);
+                                &qwen3tts_load_options::mmap, &qwen3tts_load_options::quant,
+                                &qwen3tts_load_options::copy_frame_weights);
 }
 
 void transfer_info(const void* from, void* to, size_t size) {
@@ -29,6 +30,7 @@ qwen3tts_load_options default_load_options() {
     o.pretokenizer = nullptr;  // the C++ default
     o.mmap = d.mmap ? 1 : 0;
     o.quant = nullptr;  // the C++ default
+    o.copy_frame_weights = d.copy_frame_weights ? 1 : 0;
     return o;
 }
 
@@ -77,6 +79,7 @@ int qwen3tts_model_load(const char* model, const qwen3tts_load_options* options,
         if (c.pretokenizer) o.pretokenizer = c.pretokenizer;
         o.mmap = c.mmap != 0;
         if (c.quant) o.quant = c.quant;
+        o.copy_frame_weights = c.copy_frame_weights != 0;
         auto handle = std::make_unique<qwen3tts_model>();
         handle->model = qwen3tts::Model::load(model, o);
         *out = handle.release();

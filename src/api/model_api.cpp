@@ -17,7 +17,8 @@ Model Model::load(const std::string& model, const LoadOptions& options) {
     else
         throw Error(ErrorCode::invalid_argument,
                     "unknown pretokenizer '" + options.pretokenizer + "' (mistral_fixed or qwen2)");
-    const QuantPlan quant = parse_quant_plan(options.quant);  // before any download
+    QuantPlan quant = parse_quant_plan(options.quant);  // before any download
+    quant.copy_mapped = options.copy_frame_weights;
     auto impl = std::make_shared<Impl>();
     // A repo id missing from the cache is downloaded here (the model layer reads the cache only).
     impl->model = TtsModel::load(resolve_or_pull_model_dir(model), regex,

@@ -11,12 +11,13 @@ namespace qwen3tts {
 // ref: modeling_qwen3_tts.py, Qwen3TTSTalkerCodePredictorModelForConditionalGeneration
 CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
                              std::optional<backend::QuantFormat> quant, ThreadPool* pool,
-                             std::optional<backend::QuantFormat> head_quant)
+                             std::optional<backend::QuantFormat> head_quant, bool copy_mapped)
     : n_codebooks_(t.num_code_groups),
       vocab_(t.code_predictor.vocab_size),
       talker_hidden_(t.hidden_size),
       hidden_(t.code_predictor.hidden_size),
-      stack_(w, "talker.code_predictor.model.", stack_shape(t.code_predictor), quant, pool) {
+      stack_(w, "talker.code_predictor.model.", stack_shape(t.code_predictor), quant, pool,
+             copy_mapped) {
     const std::string p = "talker.code_predictor.";
     // The projection exists exactly when the widths differ (nn.Identity otherwise).
     if (talker_hidden_ != hidden_) {
@@ -30,7 +31,7 @@ CodePredictor::CodePredictor(const WeightMap& w, const TalkerConfig& t,
                          {vocab_, talker_hidden_}));
         const TensorView& head =
             w.get_float(p + "lm_head." + std::to_string(g) + ".weight", {vocab_, hidden_});
-        heads_.push_back(load_linear(w, head, head_quant, pool));
+        heads_.push_back(load_linear(w, head, head_quant, pool, copy_mapped));
     }
 }
 

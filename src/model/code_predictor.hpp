@@ -22,11 +22,12 @@ class CodePredictor {
     };
 
     // quant: the decoder layers' projections quantized at load, head_quant: the lm_heads
-    // (nullopt: as stored).
+    // (nullopt: as stored); copy_mapped: unquantized ones copied out of a mapping (load_linear).
     CodePredictor(const WeightMap& weights, const TalkerConfig& talker_config,
                   std::optional<backend::QuantFormat> quant = std::nullopt,
                   ThreadPool* pool = nullptr,
-                  std::optional<backend::QuantFormat> head_quant = std::nullopt);
+                  std::optional<backend::QuantFormat> head_quant = std::nullopt,
+                  bool copy_mapped = true);
 
     int n_codebooks() const { return n_codebooks_; }  // 16
     int vocab_size() const { return vocab_; }         // 2048

@@ -22,8 +22,8 @@ DecoderStackShape stack_shape(const TransformerConfig& c) {
 
 // ref: qwen_tts/core/models/modeling_qwen3_tts.py, Qwen3TTSTalkerForConditionalGeneration
 Talker::Talker(const WeightMap& w, const TalkerConfig& c, std::optional<backend::QuantFormat> quant,
-               ThreadPool* pool, std::optional<backend::QuantFormat> head_quant)
-    : config_(c), stack_(w, "talker.model.", stack_shape(c), quant, pool) {
+               ThreadPool* pool, std::optional<backend::QuantFormat> head_quant, bool copy_mapped)
+    : config_(c), stack_(w, "talker.model.", stack_shape(c), quant, pool, copy_mapped) {
     const int64_t h = c.hidden_size, th = c.text_hidden_size;
     text_embedding_ = &w.get_float("talker.model.text_embedding.weight", {c.text_vocab_size, th});
     fc1_ = &w.get_float("talker.text_projection.linear_fc1.weight", {th, th});
@@ -32,7 +32,7 @@ Talker::Talker(const WeightMap& w, const TalkerConfig& c, std::optional<backend:
     fc2_bias_ = w.get_float("talker.text_projection.linear_fc2.bias", {h}).to_f32();
     codec_embedding_ = &w.get_float("talker.model.codec_embedding.weight", {c.vocab_size, h});
     const TensorView& head = w.get_float("talker.codec_head.weight", {c.vocab_size, h});
-    codec_head_ = load_linear(w, head, head_quant, pool);
+    codec_head_ = load_linear(w, head, head_quant, pool, copy_mapped);
 }
 
 void Talker::embed_text(const backend::ExecContext& ctx, const int32_t* ids, int64_t n,

@@ -15,10 +15,10 @@ namespace qwen3tts {
 class Talker {
   public:
     // quant: the decoder layers' projections quantized at load, head_quant: codec_head
-    // (nullopt: as stored).
+    // (nullopt: as stored); copy_mapped: unquantized ones copied out of a mapping (load_linear).
     Talker(const WeightMap& weights, const TalkerConfig& config,
            std::optional<backend::QuantFormat> quant = std::nullopt, ThreadPool* pool = nullptr,
-           std::optional<backend::QuantFormat> head_quant = std::nullopt);
+           std::optional<backend::QuantFormat> head_quant = std::nullopt, bool copy_mapped = true);
 
     int64_t hidden_size() const { return config_.hidden_size; }
     const DecoderStack& stack() const { return stack_; }

@@ -76,9 +76,10 @@ TtsModel::TtsModel(ModelConfig config, WeightMap weights, std::future<Tokenizer>
     ThreadPool pool(resolve_thread_count(0, "threads"));
     try {
         talker_ = std::make_unique<Talker>(weights_, config_.talker, quant.talker, &pool,
-                                           quant.talker_head);
-        predictor_ = std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor,
-                                                     &pool, quant.predictor_heads);
+                                           quant.talker_head, quant.copy_mapped);
+        predictor_ =
+            std::make_unique<CodePredictor>(weights_, config_.talker, quant.predictor, &pool,
+                                            quant.predictor_heads, quant.copy_mapped);
     } catch (...) {
         // A broken tokenizer or a component mismatch is reported first, as when the tokenizer
         // loaded before the weights.

@@ -30,10 +30,10 @@ void DecoderScratch::reserve(const DecoderStackShape& s, int64_t tokens) {
 
 DecoderStack::DecoderStack(const WeightMap& w, const std::string& prefix,
                            const DecoderStackShape& s, std::optional<backend::QuantFormat> quant,
-                           ThreadPool* pool)
+                           ThreadPool* pool, bool copy_mapped)
     : shape_(s), rope_(s.rope_theta, s.head_dim) {
     auto projection = [&](const std::string& name, std::vector<int64_t> shape) {
-        return load_linear(w, w.get_float(name, shape), quant, pool);
+        return load_linear(w, w.get_float(name, shape), quant, pool, copy_mapped);
     };
     const int64_t d = s.d_model, qd = s.n_head * s.head_dim, kvd = s.n_head_kv * s.head_dim;
     for (int64_t il = 0; il < s.n_layer; ++il) {

@@ -34,10 +34,11 @@ struct DecoderScratch {
 class DecoderStack {
   public:
     // prefix: "talker.model." or "talker.code_predictor.model.". With `quant`, the seven
-    // projection matrices of every layer are quantized now (rows split over `pool`).
+    // projection matrices of every layer are quantized now (rows split over `pool`); else they
+    // are copied out of a mapping if `copy_mapped` (load_linear).
     DecoderStack(const WeightMap& weights, const std::string& prefix, const DecoderStackShape& s,
                  std::optional<backend::QuantFormat> quant = std::nullopt,
-                 ThreadPool* pool = nullptr);
+                 ThreadPool* pool = nullptr, bool copy_mapped = true);
 
     const DecoderStackShape& shape() const { return shape_; }
     // Bytes of projection weights one token's forward reads.

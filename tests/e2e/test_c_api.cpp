@@ -64,6 +64,7 @@ TEST(CApi, InitFunctionsWriteTheDefaults) {
     EXPECT_EQ(lo.pretokenizer, nullptr);
     EXPECT_EQ(lo.mmap, 1);
     EXPECT_EQ(lo.quant, nullptr);
+    EXPECT_EQ(lo.copy_frame_weights, 1);
 
     qwen3tts_clone_options co;
     std::memset(&co, 0x5a, sizeof co);

@@ -1,6 +1,7 @@
 // load_linear: a float linear read through a memory mapping is copied into memory of its own
 // (huge pages; the decoding loop streams it every frame), byte for byte, without faulting
-// the mapping's pages in; a tensor of a private (LoadMode::copy) checkpoint is used in place.
+// the mapping's pages in, unless copies are declined; a tensor of a private (LoadMode::copy)
+// checkpoint is used in place.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -49,6 +50,19 @@ TEST(LoadLinear, AMappedTensorIsCopiedByteForByteWithoutFaultingItIn) {
         EXPECT_EQ(0, std::memcmp(got.view().data, data.data(), bytes));
         delete pool;
     }
+}
+
+TEST(LoadLinear, WithoutCopiesAMappedTensorIsReadInPlace) {
+    std::vector<uint16_t> data;
+    const std::string path = write_weights("load_linear_in_place", 9000, data);  // ~17.6 MiB
+    const WeightMap w = WeightMap::open(path, "", LoadMode::mmap);
+    const TensorView& stored = w.get("w");
+    const size_t before = resident_bytes();
+    const backend::LinearWeights got = load_linear(w, stored, std::nullopt, nullptr, false);
+    EXPECT_EQ(got.view().data, stored.data);
+    EXPECT_TRUE(w.is_mapped(got.view()));
+    EXPECT_LT(resident_bytes(), before + data.size()) << "the weights were read at load";
+    EXPECT_EQ(0, std::memcmp(got.view().data, data.data(), data.size() * 2));
 }
 
 TEST(LoadLinear, APrivateCheckpointsTensorIsUsedInPlace) {

@@ -16,7 +16,7 @@ int cmd_encode(const Args& args) {
     // The encoder's memory grows with the length: refuse long files before decoding them.
     const double max_seconds =
         args.get_float("max-seconds", float(kEncodeMaxSeconds), Args::Range::positive);
-    const Model model = load_model(args);
+    const Model model = load_model_light(args);
     const auto t0 = std::chrono::steady_clock::now();
     // No progress callback for encoding: an elapsed-time line on a terminal.
     Progress progress("encoding", args.flag("quiet"), model.sample_rate());

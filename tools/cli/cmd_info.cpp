@@ -15,7 +15,7 @@ std::string join(const std::vector<std::string>& v) {
 }  // namespace
 
 int cmd_info(const Args& args) {
-    const Model model = load_model(args);
+    const Model model = load_model_light(args);
     const ModelInfo i = model.info();
     std::printf("model:       %s\n", i.dir.c_str());
     std::printf("variant:     %s\n", i.type.c_str());

@@ -8,7 +8,7 @@
 namespace qwen3tts::cli {
 
 int cmd_voice(const Args& args) {
-    const Model model = load_model(args);
+    const Model model = load_model_light(args);
     VoiceCloneOptions o;
     o.x_vector_only = args.flag("x-vector-only");
     if (args.has("ref-text")) {

@@ -43,6 +43,12 @@ Model load_model(const Args& args) {
     return Model::load(args.get("model", kDefaultModel), parse_load_options(args));
 }
 
+Model load_model_light(const Args& args) {
+    LoadOptions o = parse_load_options(args);
+    o.copy_frame_weights = false;
+    return Model::load(args.get("model", kDefaultModel), o);
+}
+
 SynthesisOptions parse_options(const Args& args, const Model& model,
                                const std::string& default_speaker) {
     SynthesisOptions o = model.default_options();

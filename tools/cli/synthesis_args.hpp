@@ -28,6 +28,9 @@ void require_speaker(const Model& model, const SynthesisOptions& options);
 EngineOptions parse_engine(const Args& args);
 LoadOptions parse_load_options(const Args& args);
 Model load_model(const Args& args);
+// For the commands that do not synthesize (voice, encode, info): the weights every frame reads
+// stay in the file's mapping (LoadOptions::copy_frame_weights = false): no copy of ~1-3.4 GB.
+Model load_model_light(const Args& args);
 
 // A warning on stderr, in the CLI's one format.
 void warn(const std::string& message);
