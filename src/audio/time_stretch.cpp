@@ -1,6 +1,7 @@
 #include "audio/time_stretch.hpp"
 
 #include <SoundTouch.h>
+#include <pmmintrin.h>
 
 #include <algorithm>
 #include <string>
@@ -17,6 +18,18 @@ namespace {
 
 // SoundTouch counts samples in uint: larger inputs go in pieces.
 constexpr size_t kMaxPiece = size_t(1) << 16;
+
+// Debian's libSoundTouch is linked with -ffast-math, so loading it runs GCC's crtfastmath
+// constructor, which sets flush-to-zero and denormals-are-zero (MXCSR FTZ, DAZ) on the loading
+// thread, and every thread started later inherits them: the whole process (the CLI, the
+// server) computed subnormals as zero, unlike the library alone and the official code. A
+// binary that links this file gets the IEEE default back here, before main (an executable's
+// initialisers run after its shared libraries' constructors).
+[[maybe_unused]] const bool kIeeeSubnormalsRestored = [] {
+    _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_OFF);
+    _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_OFF);
+    return true;
+}();
 
 }  // namespace
 

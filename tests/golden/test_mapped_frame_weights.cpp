@@ -33,9 +33,9 @@ TEST(MappedFrameWeights, LoadingTakesAFractionOfTheMemory) {
         full = testing::resident_bytes() - before;
     }
     // The 0.6B's frame weights are ~1 GB in bf16 (1.8 GB in the file): the default load holds
-    // them, the light one none of them.
+    // them, the light one none of them (measured: 93 MB of other state under ASan).
     EXPECT_GT(full, weight_bytes / 3) << "the default load no longer copies the frame weights";
-    EXPECT_LT(light, weight_bytes / 20) << "the light load read the frame weights in";
+    EXPECT_LT(light, weight_bytes / 8) << "the light load read the frame weights in";
 }
 
 TEST(MappedFrameWeights, TheModelGivesTheGoldenGreedyCodes) {

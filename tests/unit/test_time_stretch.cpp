@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -71,6 +73,23 @@ double dominant_frequency(const std::vector<float>& x, size_t begin, size_t end)
         if (m > best_mag) best_mag = m, best = f;
     }
     return best;
+}
+
+// libSoundTouch, loaded into this process as into the CLI's, turns on FTZ/DAZ when it loads;
+// time_stretch.cpp turns them off again before main. With DAZ a subnormal input reads as 0.
+TEST(time_stretch, LoadingSoundTouchLeavesSubnormalsAlone) {
+    TimeStretch stretch(kRate, 1.5);  // SoundTouch in use here, loaded at start
+    volatile float tiny = 1e-40f;     // subnormal
+    volatile float one = 1.0f;
+    const float product = tiny * one;
+    uint32_t got = 0, want = 0;  // as bits: DAZ would also read the comparison's 1e-40 as 0
+    std::memcpy(&got, &product, 4);
+    const float expected = 1e-40f;
+    std::memcpy(&want, &expected, 4);
+    EXPECT_EQ(got, want)
+        << "a subnormal input read as zero (DAZ) or a subnormal result flushed (FTZ)";
+    volatile float a = 1e-30f, b = 1e-10f;  // normal factors, a subnormal product
+    EXPECT_GT(a * b, 0.0f) << "a subnormal result flushed (FTZ)";
 }
 
 TEST(time_stretch, DurationIsInputOverSpeed) {
