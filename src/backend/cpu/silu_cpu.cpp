@@ -50,23 +50,8 @@ QWEN3TTS_AVX512 inline __m512 exp_neg_ps_avx512(__m512 v) {
     return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
 }
 
-QWEN3TTS_AVX512 inline __m512 silu_ps_avx512(__m512 g) {
-    return _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), exp_neg_ps_avx512(g)));
-}
-
 QWEN3TTS_AVX512 void silu_mul_avx512(const float* gate, const float* up, int64_t n, float* out) {
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m512 s0 = silu_ps_avx512(_mm512_loadu_ps(gate + i));
-        __m512 s1 = silu_ps_avx512(_mm512_loadu_ps(gate + i + 16));
-        if (up) {
-            s0 = _mm512_mul_ps(s0, _mm512_loadu_ps(up + i));
-            s1 = _mm512_mul_ps(s1, _mm512_loadu_ps(up + i + 16));
-        }
-        _mm512_storeu_ps(out + i, s0);
-        _mm512_storeu_ps(out + i + 16, s1);
-    }
-    for (; i < n; i += 16) {
+    for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
         const __m512 g = _mm512_maskz_loadu_ps(m, gate + i);
         const __m512 s =
