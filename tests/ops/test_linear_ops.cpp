@@ -155,8 +155,8 @@ float lane_ordered_dot(const float* x, const uint16_t* w, int64_t in, int lanes,
 }
 
 // The bf16 kernels (the default, exact path) give every output bit for bit the value of the
-// lane-ordered sum above, whatever the number of input rows n (register tiles of 4, 2 and 1)
-// and the thread count: golden results cannot move when streams are batched.
+// lane-ordered sum above, whatever the number of input rows n (register tiles of 3x8, 4x4, 4x2
+// and 4x1) and the thread count: golden results cannot move when streams are batched.
 class LinearBf16Order : public testing_isa::AtLevel {};
 
 TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
@@ -170,7 +170,7 @@ TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
     std::vector<float> bias(static_cast<size_t>(out));
     for (auto& v : bias) v = dist(rng);
     const TensorView view{"w", DType::bf16, {out, in}, w.data()};
-    for (int64_t n : {1, 2, 3, 4, 7, 16}) {
+    for (int64_t n : {1, 2, 3, 4, 7, 8, 11, 16, 19}) {
         std::vector<float> x(size_t(n * in));
         for (auto& v : x) v = dist(rng);
         for (int threads : {1, 2, 3}) {

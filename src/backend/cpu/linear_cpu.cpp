@@ -39,50 +39,82 @@ struct Avx512F32 {
     }
 };
 
-// Weight rows r .. r+3 against input rows i0 .. i0+NX-1: each weight vector is loaded (and
+// Weight rows r .. r+NR-1 against input rows i0 .. i0+NX-1: each weight vector is loaded (and
 // widened) once for the NX inputs. Every output keeps its own accumulator, summed over k in
-// order and reduced by _mm512_reduce_add_ps, so its value does not depend on NX, n or the
+// order and reduced by _mm512_reduce_add_ps, so its value does not depend on NR, NX, n or the
 // thread split (batch invariance), and equals the one-row loop's bit for bit.
 //
 // `prefetch` (bytes, 0 for none) asks for the same columns of the rows that far ahead: the
 // next block's rows, while this one computes. The hardware prefetchers ramp up too slowly on
 // four short row streams (2-6 KiB each); measured single-thread on a 64 MiB bf16 matrix, the
 // kernel went from 20 to 29 GB/s at n = 1 and from 60 to 107 GFLOP/s at n = 8.
-template <typename Load, int NX>
-QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const void* const* w,
-                                        const float* bias, float* y, int64_t out, int64_t r,
-                                        int64_t i0, size_t prefetch) {
-    __m512 acc[NX][kRowBlock];
+template <typename Load, int NR, int NX>
+QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_t* w,
+                                        size_t row_bytes, const float* bias, float* y, int64_t out,
+                                        int64_t r, int64_t i0, size_t prefetch) {
+    const uint8_t* wr[NR];
 #pragma GCC unroll 4
+    for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j) * row_bytes;
+    __m512 acc[NX][NR];
+#pragma GCC unroll 8
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 4
-        for (int j = 0; j < kRowBlock; ++j) acc[c][j] = _mm512_setzero_ps();
+        for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_setzero_ps();
     for (int64_t k = 0; k < in; k += 16) {
         // One prefetch per 64-byte line of each row.
         if (prefetch && (k * Load::kBytes) % 64 == 0) {
 #pragma GCC unroll 4
-            for (int j = 0; j < kRowBlock; ++j)
-                _mm_prefetch(static_cast<const char*>(w[j]) + k * Load::kBytes + prefetch,
+            for (int j = 0; j < NR; ++j)
+                _mm_prefetch(reinterpret_cast<const char*>(wr[j]) + k * Load::kBytes + prefetch,
                              _MM_HINT_T0);
         }
-        const __m512 w0 = Load::load(w[0], k), w1 = Load::load(w[1], k);
-        const __m512 w2 = Load::load(w[2], k), w3 = Load::load(w[3], k);
+        __m512 wv[NR];
 #pragma GCC unroll 4
+        for (int j = 0; j < NR; ++j) wv[j] = Load::load(wr[j], k);
+#pragma GCC unroll 8
         for (int c = 0; c < NX; ++c) {
-            const __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
-            acc[c][0] = _mm512_fmadd_ps(w0, xv, acc[c][0]);
-            acc[c][1] = _mm512_fmadd_ps(w1, xv, acc[c][1]);
-            acc[c][2] = _mm512_fmadd_ps(w2, xv, acc[c][2]);
-            acc[c][3] = _mm512_fmadd_ps(w3, xv, acc[c][3]);
+            __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
+            // Keep xv in a register: left to itself GCC folds the load into each FMA, and a
+            // 3x8 tile then issues 27 loads per 24 FMAs instead of 11 (measured 2x slower).
+            __asm__("" : "+v"(xv));
+#pragma GCC unroll 4
+            for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_fmadd_ps(wv[j], xv, acc[c][j]);
         }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 4
-        for (int j = 0; j < kRowBlock; ++j)
+        for (int j = 0; j < NR; ++j)
             y[(i0 + c) * out + r + j] =
                 _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
 }
+
+// Weight rows r .. r+3 against input rows i .. n-1 in register tiles of 4, 2, 1 (up to 16
+// accumulators); the first tile prefetches, the later ones find the rows in cache.
+template <typename Load>
+QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t* w,
+                                        size_t row_bytes, int64_t in, const float* bias, float* y,
+                                        int64_t out, int64_t r, int64_t i, size_t prefetch) {
+    for (; i + 4 <= n; i += 4, prefetch = 0)
+        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
+    for (; i + 2 <= n; i += 2, prefetch = 0)
+        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
+    for (; i < n; ++i, prefetch = 0)
+        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
+}
+
+// From 12 input rows on (16 streams, prefill), eight of them go through tiles of 3 weight
+// rows x 8 inputs: 11 loads per 24 FMAs where 4x4 tiles need 8 per 16, which leaves the FMA
+// units waiting on the load port once the work is compute-bound. Measured with 2 threads on
+// 0.6B shapes (weights from DRAM, in-process A/B): n = 12 / 16 / 24 / 39 / 64 are 14 / 20 / 15
+// / 9 / 8 % faster, but n = 8 alone is 5-9 % slower (there the rows stream from memory and the
+// second 4x4 pass runs from L1 while the prefetches fly; no prefetch distance or hint tried
+// helped the wide tile). Only while eight input rows stay in L1 beside the weights (in <= 1024
+// floats): on 1024x3072 and 1024x2048 their reloads from L2 made it 3 % slower.
+constexpr int kWideRows = 3, kWideInputs = 8;
+constexpr int64_t kWideMinN = 12;
+constexpr int64_t kWideBlock = 12;  // rows: four wide tiles, or three tiles of four rows
+constexpr int64_t kWideMaxIn = 1024;
 
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
@@ -90,20 +122,21 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                                  int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
                                  int64_t r1) {
     int64_t r = r0;
+    if (n >= kWideMinN && in <= kWideMaxIn) {
+        for (; r + kWideBlock <= r1; r += kWideBlock) {
+            size_t prefetch = r + 2 * kWideBlock <= r1 ? kWideBlock * row_bytes : 0;
+            int64_t i = 0;
+            for (; i + kWideInputs <= n; i += kWideInputs, prefetch = 0)
+                for (int64_t j = 0; j < kWideBlock; j += kWideRows)
+                    tile_avx512<Load, kWideRows, kWideInputs>(x, in, w, row_bytes, bias, y, out,
+                                                              r + j, i, prefetch);
+            for (int64_t j = 0; j < kWideBlock; j += kRowBlock)
+                tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r + j, i, 0);
+        }
+    }
     for (; r + kRowBlock <= r1; r += kRowBlock) {
-        const void* wr[kRowBlock];
-#pragma GCC unroll 4
-        for (int j = 0; j < kRowBlock; ++j) wr[j] = w + size_t(r + j) * row_bytes;
-        // Input rows in register tiles of 4, 2, 1 (up to 16 accumulators); the first tile
-        // prefetches the next block of this thread's rows (the later ones find these in cache).
-        size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4, prefetch = 0)
-            tile_avx512<Load, 4>(x, in, wr, bias, y, out, r, i, prefetch);
-        for (; i + 2 <= n; i += 2, prefetch = 0)
-            tile_avx512<Load, 2>(x, in, wr, bias, y, out, r, i, prefetch);
-        for (; i < n; ++i, prefetch = 0)
-            tile_avx512<Load, 1>(x, in, wr, bias, y, out, r, i, prefetch);
+        const size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
+        tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r, 0, prefetch);
     }
     for (; r < r1; ++r) {
         const void* w0 = w + size_t(r) * row_bytes;
