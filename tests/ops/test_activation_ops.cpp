@@ -1,5 +1,5 @@
-// The vectorised element-wise kernels of a decoder step, SiLU (with its exp) and RMSNorm, at
-// every SIMD level: exp against long-double expl, every level bit for bit against the scalar
+// The vectorised element-wise kernels of a decoder step, SiLU (with its exp), RMSNorm and RoPE,
+// at every SIMD level: exp against long-double expl, every level bit for bit against the scalar
 // definition written here (so a batched step, whose values fall at other positions in the
 // vectors and tails, gives its rows' single-step values).
 #include <gtest/gtest.h>
@@ -138,9 +138,46 @@ TEST_P(RmsNormAtLevel, EveryRowIsTheDocumentedSumOrderBitForBit) {
     }
 }
 
+// Products rounded on their own, never fused with the sum that follows (the definition).
+float product(float a, float b) {
+    volatile float p = a * b;
+    return p;
+}
+
+class RopeAtLevel : public testing_isa::AtLevel {};
+
+TEST_P(RopeAtLevel, EveryValueIsTheRotateHalfDefinitionBitForBit) {
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+    // Half widths 64 and 32 (whole vectors), 20 (a vector and a tail), 1 (a tail only).
+    for (const int64_t head_dim : {128, 64, 40, 2}) {
+        const int64_t n = 3, n_head = 3, half = head_dim / 2;
+        const int64_t ldx = n_head * head_dim + 5;  // columns past the heads stay as they are
+        std::vector<float> x(size_t(n * ldx)), cos(size_t(n * half)), sin(cos.size());
+        for (auto& v : x) v = dist(rng);
+        for (auto& v : cos) v = dist(rng) / 4.0f;
+        for (auto& v : sin) v = dist(rng) / 4.0f;
+        std::vector<float> want = x;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t h = 0; h < n_head; ++h)
+                for (int64_t j = 0; j < half; ++j) {
+                    const size_t lo = size_t(i * ldx + h * head_dim + j), hi = lo + size_t(half);
+                    const float a = x[lo], b = x[hi];
+                    const float c = cos[size_t(i * half + j)], s = sin[size_t(i * half + j)];
+                    want[lo] = product(a, c) - product(b, s);
+                    want[hi] = product(b, c) + product(a, s);
+                }
+        backend::rope(x.data(), n, ldx, n_head, head_dim, cos.data(), sin.data());
+        for (size_t k = 0; k < x.size(); ++k)
+            ASSERT_TRUE(same_float(x[k], want[k]))
+                << "head_dim " << head_dim << " value " << k << ": " << x[k] << " vs " << want[k];
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, SiluAtLevel, testing_isa::kAllLevels, testing_isa::level_test_name);
 INSTANTIATE_TEST_SUITE_P(Isa, RmsNormAtLevel, testing_isa::kAllLevels,
                          testing_isa::level_test_name);
+INSTANTIATE_TEST_SUITE_P(Isa, RopeAtLevel, testing_isa::kAllLevels, testing_isa::level_test_name);
 
 }  // namespace
 }  // namespace qwen3tts
