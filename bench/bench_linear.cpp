@@ -1,7 +1,8 @@
 // The decode-time linears and decoder steps against the machine's read bandwidth: the floor of
 // every talker and code-predictor step. Every timing is taken in rounds that alternate the
-// kernel with a plain multi-threaded read of the same bytes, so that a busy machine slows both
-// alike and their ratio stays meaningful; medians.
+// kernel with a multi-threaded read of the same bytes (the loop of `bench`'s read probe,
+// backend::read_like_probe), so that a busy machine slows both alike and their ratio stays
+// meaningful; medians.
 //   bench_linear [threads] [--shapes] [--steps] [--n N] [--only NAME]
 // (both parts when neither is named; --n: only that number of rows; --only: only the shapes or
 // components whose name starts with NAME)
@@ -22,6 +23,7 @@
 
 #include "backend/cpu/linear_cpu.hpp"
 #include "backend/cpu/linear_quant_cpu.hpp"
+#include "backend/machine_probe.hpp"
 #include "backend/ops.hpp"
 #include "core/dtype.hpp"
 
@@ -50,19 +52,6 @@ double median(std::vector<double> v) {
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-// Reads `bytes` at p on the pool's threads (8-byte words summed, which the compiler vectorises).
-volatile uint64_t g_sink = 0;
-void plain_read(ThreadPool& pool, const void* p, size_t bytes) {
-    const auto* w = static_cast<const uint64_t*>(p);
-    const int64_t words = int64_t(bytes / 8), chunk = 512;  // 4 KiB per chunk
-    pool.parallel_for((words + chunk - 1) / chunk, 1, [&](int64_t b, int64_t e) {
-        uint64_t acc = 0;
-        const int64_t end = std::min(words, e * chunk);
-        for (int64_t i = b * chunk; i < end; ++i) acc += w[i];
-        g_sink = g_sink + (acc & 1);
-    });
-}
-
 std::vector<uint16_t> random_bf16(size_t count, uint32_t seed, float scale) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> dist(0.0f, scale);
@@ -87,11 +76,11 @@ struct Matrix {
     // The bytes format f reads (one contiguous buffer each for codes and scales).
     void read(ThreadPool& pool, int f) const {
         if (f == 0) {
-            plain_read(pool, bf16.data(), bf16.size() * 2);
+            backend::read_like_probe(pool, bf16.data(), bf16.size() * 2);
         } else {
             const backend::QuantizedWeights& q = *w[f].quantized();
-            plain_read(pool, q.codes.data(), q.codes.size());
-            plain_read(pool, q.scales.data(), q.scales.size() * 2);
+            backend::read_like_probe(pool, q.codes.data(), q.codes.size());
+            backend::read_like_probe(pool, q.scales.data(), q.scales.size() * 2);
         }
     }
 };

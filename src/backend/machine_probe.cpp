@@ -52,13 +52,14 @@ double best_seconds(F&& f) {
 
 // ---- read bandwidth ----
 
+// `bytes` a multiple of 128.
 QWEN3TTS_AVX2 uint64_t read_avx2(const uint8_t* p, size_t bytes) {
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
     for (size_t i = 0; i < bytes; i += 128) {
-        a0 = _mm256_add_epi64(a0, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i)));
-        a1 = _mm256_add_epi64(a1, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 32)));
-        a2 = _mm256_add_epi64(a2, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 64)));
-        a3 = _mm256_add_epi64(a3, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + i + 96)));
+        a0 = _mm256_add_epi64(a0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)));
+        a1 = _mm256_add_epi64(a1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32)));
+        a2 = _mm256_add_epi64(a2, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 64)));
+        a3 = _mm256_add_epi64(a3, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 96)));
     }
     const __m256i s = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
     // Unsigned sum: the lanes are arbitrary bits, their signed sum may overflow.
@@ -67,12 +68,20 @@ QWEN3TTS_AVX2 uint64_t read_avx2(const uint8_t* p, size_t bytes) {
 
 uint64_t read_generic(const uint8_t* p, size_t bytes) {
     uint64_t acc = 0;
-    for (size_t i = 0; i < bytes; i += 8) {
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
         uint64_t v;
         std::memcpy(&v, p + i, 8);
         acc += v;
     }
+    for (; i < bytes; ++i) acc += p[i];
     return acc;
+}
+
+uint64_t read_any(cpu::Isa isa, const uint8_t* p, size_t bytes) {
+    if (isa < cpu::Isa::avx2) return read_generic(p, bytes);
+    const size_t vectors = bytes / 128 * 128;
+    return read_avx2(p, vectors) + read_generic(p + vectors, bytes - vectors);
 }
 
 double probe_read(ThreadPool& pool, cpu::Isa isa) {
@@ -86,7 +95,7 @@ double probe_read(ThreadPool& pool, cpu::Isa isa) {
         pool.parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
             const uint8_t* p = buf.data() + size_t(b) * kReadBlock;
             const size_t n = size_t(e - b) * kReadBlock;
-            sink(double(isa >= cpu::Isa::avx2 ? read_avx2(p, n) : read_generic(p, n)));
+            sink(double(read_any(isa, p, n)));
         });
     });
     return double(kReadBytes) / s / 1e9;
@@ -182,6 +191,16 @@ MachinePeaks probe_machine(ThreadPool& pool) {
     if (isa == cpu::Isa::avx512 && has_avx512_bf16())
         m.bf16_gflops = probe_compute(pool, kChains * 16 * 4, dot_bf16_avx512);
     return m;
+}
+
+void read_like_probe(ThreadPool& pool, const void* p, size_t bytes) {
+    const cpu::Isa isa = cpu::active_isa();
+    const auto* base = static_cast<const uint8_t*>(p);
+    const int64_t blocks = int64_t((bytes + kReadBlock - 1) / kReadBlock);
+    pool.parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+        const size_t begin = size_t(b) * kReadBlock, end = std::min(bytes, size_t(e) * kReadBlock);
+        sink(double(read_any(isa, base + begin, end - begin)));
+    });
 }
 
 }  // namespace qwen3tts::backend

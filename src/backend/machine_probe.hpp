@@ -24,6 +24,10 @@ struct MachinePeaks {
 // Measures on pool.size() threads; about 0.2 s and a 256 MiB buffer, freed on return.
 MachinePeaks probe_machine(ThreadPool& pool);
 
+// Reads `bytes` at p (any alignment) on the pool's threads with the loop the read probe uses:
+// what a kernel streaming the same bytes is measured against (bench/bench_linear.cpp).
+void read_like_probe(ThreadPool& pool, const void* p, size_t bytes);
+
 // Whether the CPU and OS can run vdpbf16ps (AVX512_BF16 with AVX-512 state saved).
 bool has_avx512_bf16();
 
