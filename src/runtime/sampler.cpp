@@ -115,16 +115,23 @@ void Sampler::warp(float* z, int64_t vocab, const SamplingParams& p) {
 }
 
 // Inverse CDF over exp(z - max): u = uniform * total, first token whose running sum exceeds
-// u. Tokens of weight 0 (-inf, or underflowing) can never be picked.
+// u. Tokens of weight 0 (-inf, or underflowing) can never be picked. Each weight is computed
+// once, and the tokens the warpers removed (-inf; after top-k most of the vocabulary) weigh
+// exactly 0 without an exp: max is finite (warp checked), so exp(-inf - max) would be 0 too.
 int32_t Sampler::draw(const float* z, int64_t vocab) {
     const float mx = *std::max_element(z, z + vocab);
+    weights_.resize(size_t(vocab));
     double total = 0;
-    for (int64_t i = 0; i < vocab; ++i) total += std::exp(double(z[i]) - mx);
+    for (int64_t i = 0; i < vocab; ++i) {
+        const double w = z[i] == -INFINITY ? 0.0 : std::exp(double(z[i]) - mx);
+        weights_[size_t(i)] = w;
+        total += w;
+    }
     const double u = rng_.uniform() * total;
     double cum = 0;
     int64_t last_positive = -1;
     for (int64_t i = 0; i < vocab; ++i) {
-        const double w = std::exp(double(z[i]) - mx);
+        const double w = weights_[size_t(i)];
         if (w == 0) continue;
         last_positive = i;
         cum += w;

@@ -55,6 +55,7 @@ class Sampler {
     Rng rng_;
     std::vector<float> sorted_;
     std::vector<int32_t> order_;
+    std::vector<double> weights_;  // draw's exp(z - max)
 };
 
 }  // namespace qwen3tts
