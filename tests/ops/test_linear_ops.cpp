@@ -75,7 +75,11 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{DType::bf16, 7, 67, 256}, Case{DType::bf16, 2, 5, 48},
                                          Case{DType::f16, 1, 130, 512}, Case{DType::f16, 3, 33, 64},
                                          Case{DType::f32, 1, 2048, 16}, Case{DType::f32, 5, 9, 32},
-                                         Case{DType::f32, 1, 3, 7}, Case{DType::bf16, 1, 3, 20})),
+                                         Case{DType::f32, 1, 3, 7}, Case{DType::bf16, 1, 3, 20},
+                                         // from 12 rows: 3x8 tiles, then 4-row ones for the rest
+                                         Case{DType::bf16, 21, 52, 128},
+                                         Case{DType::f16, 13, 40, 64},
+                                         Case{DType::f32, 16, 30, 32})),
     [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, Case>>& p) {
         const Case& c = std::get<1>(p.param);
         return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" + dtype_name(c.dtype) + "_" +

@@ -106,9 +106,9 @@ QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t
 // From 12 input rows on (16 streams, prefill), eight of them go through tiles of 3 weight
 // rows x 8 inputs: 11 loads per 24 FMAs where 4x4 tiles need 8 per 16, which leaves the FMA
 // units waiting on the load port once the work is compute-bound. Measured with 2 threads on
-// 0.6B shapes (weights from DRAM, in-process A/B): n = 12 / 16 / 24 / 39 / 64 are 14 / 20 / 15
-// / 9 / 8 % faster, but n = 8 alone is 5-9 % slower (there the rows stream from memory and the
-// second 4x4 pass runs from L1 while the prefetches fly; no prefetch distance or hint tried
+// 0.6B shapes (weights from DRAM, in-process A/B): n = 12 / 16 / 24 / 39 / 64 are 11-14 / 6-22
+// / 15 / 6-9 / 8 % faster, but n = 8 alone is 5-9 % slower (there the rows stream from memory and
+// the second 4x4 pass runs from L1 while the prefetches fly; no prefetch distance or hint tried
 // helped the wide tile). Only while eight input rows stay in L1 beside the weights (in <= 1024
 // floats): on 1024x3072 and 1024x2048 their reloads from L2 made it 3 % slower.
 constexpr int kWideRows = 3, kWideInputs = 8;
