@@ -58,16 +58,26 @@ float TensorView::at_f32(int64_t i) const {
     }
 }
 
-std::vector<float> TensorView::to_f32() const {
-    const auto n = static_cast<size_t>(numel());
-    std::vector<float> out(n);
-    if (dtype == DType::f32) {
-        if (n > 0) std::memcpy(out.data(), data, n * sizeof(float));  // empty: data may be null
-    } else if (dtype == DType::bf16) {
-        for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load_at<uint16_t>(data, int64_t(i)));
-    } else {
-        for (size_t i = 0; i < n; ++i) out[i] = at_f32(int64_t(i));
+void TensorView::to_f32(int64_t first, int64_t count, float* out) const {
+    switch (dtype) {
+        case DType::f32:
+            // empty: data may be null
+            if (count > 0)
+                std::memcpy(out, static_cast<const char*>(data) + size_t(first) * sizeof(float),
+                            size_t(count) * sizeof(float));
+            return;
+        case DType::bf16:
+            for (int64_t i = 0; i < count; ++i)
+                out[i] = bf16_to_f32(load_at<uint16_t>(data, first + i));
+            return;
+        default:
+            for (int64_t i = 0; i < count; ++i) out[i] = at_f32(first + i);
     }
+}
+
+std::vector<float> TensorView::to_f32() const {
+    std::vector<float> out(static_cast<size_t>(numel()));
+    to_f32(0, int64_t(out.size()), out.data());
     return out;
 }
 

@@ -26,6 +26,9 @@ struct TensorView {
 
     // Element i widened to float (f32/f16/bf16 tensors).
     float at_f32(int64_t i) const;
+    // Elements [first, first + count) widened to float into out, the dtype looked at once (an
+    // embedding row: at_f32 per value costs a call and a switch each).
+    void to_f32(int64_t first, int64_t count, float* out) const;
     // All elements widened to float: for small tensors (norm weights, biases) only.
     std::vector<float> to_f32() const;
 };
