@@ -15,11 +15,10 @@
 
 namespace qwen3tts {
 
-// Which decoder stacks are quantized at load (nullopt: used as stored, bf16 for the released
-// checkpoints), and the output heads: the talker's codec_head, the code predictor's 15
-// lm_heads. docs/quantization.md measures each setting.
-// How the weights every frame reads are held: quantized per component (nullopt: as stored),
-// and, as stored, copied out of a memory mapping into huge pages or not (load_linear).
+// How the weights every frame reads are held: which decoder stacks and output heads (the
+// talker's codec_head, the code predictor's 15 lm_heads) are quantized at load (nullopt: used
+// as stored, bf16 for the released checkpoints; docs/quantization.md measures each setting),
+// and whether those used as stored are copied out of a memory mapping (load_linear).
 struct QuantPlan {
     std::optional<backend::QuantFormat> talker, predictor;
     std::optional<backend::QuantFormat> talker_head, predictor_heads;
