@@ -1,5 +1,6 @@
 // A small fork-join pool for the hot loop: parallel_for splits [0, n) into contiguous ranges,
-// one per thread, and the calling thread does the first range itself.
+// one per thread, and the calling thread does the first range itself; parallel_for_balanced
+// lets a thread that is done take over the end of a slower thread's range.
 //
 // All ThreadPool objects of a process are handles onto one process-wide set of workers (grown
 // to the largest size asked for), so several Sessions do not each keep a set of threads.
@@ -35,10 +36,18 @@ class ThreadPool {
     // or allocated: a parallel region costs no heap allocation.
     template <typename F>
     void parallel_for(int64_t n, int64_t grain, F&& fn) {
-        using Fn = std::remove_reference_t<F>;
-        const RangeFn ref{const_cast<void*>(static_cast<const void*>(std::addressof(fn))),
-                          [](void* obj, int64_t b, int64_t e) { (*static_cast<Fn*>(obj))(b, e); }};
-        run(n, grain, ref);
+        run(n, grain, false, range_fn(fn));
+    }
+
+    // parallel_for for loops whose threads may run at different speeds (a core shared with
+    // another process, one thread's reads slower than the other's): each thread starts on its
+    // contiguous share as in parallel_for, but takes it a few chunks of `grain` at a time, and
+    // a thread that is done takes the rest of a slower one's share. fn is called several
+    // times per thread, on ranges that are multiples of `grain`; which thread gets which range
+    // varies from run to run, so fn's result must not depend on it.
+    template <typename F>
+    void parallel_for_balanced(int64_t n, int64_t grain, F&& fn) {
+        run(n, grain, true, range_fn(fn));
     }
 
     // The number of online CPUs (at least 1).
@@ -51,7 +60,14 @@ class ThreadPool {
     };
 
   private:
-    void run(int64_t n, int64_t grain, RangeFn fn);
+    template <typename F>
+    static RangeFn range_fn(F& fn) {
+        using Fn = std::remove_reference_t<F>;
+        return {const_cast<void*>(static_cast<const void*>(std::addressof(fn))),
+                [](void* obj, int64_t b, int64_t e) { (*static_cast<Fn*>(obj))(b, e); }};
+    }
+
+    void run(int64_t n, int64_t grain, bool balanced, RangeFn fn);
 
     int n_threads_;
 };

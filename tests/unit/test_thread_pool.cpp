@@ -16,19 +16,64 @@
 namespace qwen3tts {
 namespace {
 
-// Every index of [0, n) is visited exactly once.
-void expect_covers(ThreadPool& pool, int64_t n, int64_t grain) {
+// Every index of [0, n) is visited exactly once, in ranges that start at multiples of grain.
+void expect_covers(ThreadPool& pool, int64_t n, int64_t grain, bool balanced = false) {
     std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
-    pool.parallel_for(n, grain, [&](int64_t b, int64_t e) {
+    std::atomic<int> misaligned{0};
+    auto fn = [&](int64_t b, int64_t e) {
+        if (b % grain != 0 || (e % grain != 0 && e != n)) misaligned.fetch_add(1);
         for (int64_t i = b; i < e; ++i) hits[size_t(i)].fetch_add(1);
-    });
+    };
+    if (balanced)
+        pool.parallel_for_balanced(n, grain, fn);
+    else
+        pool.parallel_for(n, grain, fn);
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)].load(), 1) << "index " << i;
+    EXPECT_EQ(misaligned.load(), 0);
 }
 
 TEST(ThreadPool, CoversTheRangeExactlyOnce) {
     ThreadPool pool(4);
     for (int64_t n : {1, 2, 3, 7, 16, 1000, 4097}) expect_covers(pool, n, 1);
     expect_covers(pool, 1000, 16);
+}
+
+TEST(ThreadPool, BalancedCoversTheRangeExactlyOnce) {
+    for (int threads : {2, 3, 4}) {
+        ThreadPool pool(threads);
+        for (int64_t n : {1, 2, 3, 7, 16, 1000, 4097}) expect_covers(pool, n, 1, true);
+        for (int64_t n : {15, 16, 17, 1000}) expect_covers(pool, n, 16, true);
+    }
+}
+
+// A thread that is held up leaves the rest of its share to the others: here the caller's first
+// range blocks until everything outside it is done, and that range is only part of the
+// caller's half (with the static split it is the whole half, and the worker does no more).
+TEST(ThreadPool, BalancedHandsASlowThreadsWorkToTheOthers) {
+    ThreadPool pool(2);
+    constexpr int64_t n = 64;
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int64_t> done_elsewhere{0};
+    int64_t first_range = 0;
+    bool timed_out = false;
+    bool first = true;
+    pool.parallel_for_balanced(n, 1, [&](int64_t b, int64_t e) {
+        if (std::this_thread::get_id() != caller) {
+            done_elsewhere.fetch_add(e - b);
+            return;
+        }
+        if (!first) return;
+        first = false;
+        first_range = e - b;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (done_elsewhere.load() < n - first_range && !timed_out) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            timed_out = std::chrono::steady_clock::now() > deadline;
+        }
+    });
+    EXPECT_FALSE(timed_out);
+    EXPECT_EQ(done_elsewhere.load(), n - first_range);
+    EXPECT_LT(first_range, n / 2);
 }
 
 TEST(ThreadPool, ExceptionInAWorkerPartIsRethrownAndThePoolStillWorks) {

@@ -309,7 +309,9 @@ void rows(Isa isa, const float* x, int64_t n, const TensorView& w, const float* 
     }
 }
 
-// Small layers are not worth waking the other threads for.
+// Small layers are not worth waking the other threads for. Rows are split balanced: a decode
+// step is hundreds of regions, and with a static split each waits for a thread whose core
+// is busy with another process (a row's result does not depend on the split).
 bool worth_threads(ThreadPool* pool, size_t bytes, int64_t n) {
     return pool && bytes * size_t(n) >= (64u << 10);
 }
@@ -326,7 +328,7 @@ void linear_cpu(ThreadPool* pool, const float* x, int64_t n, const TensorView& w
     const int64_t out = w.dim(0);
     auto body = [&](int64_t r0, int64_t r1) { rows(isa, x, n, w, bias, y, r0, r1); };
     if (worth_threads(pool, w.nbytes(), n))
-        pool->parallel_for(out, 16, body);
+        pool->parallel_for_balanced(out, 16, body);
     else
         body(0, out);
 }
@@ -359,7 +361,7 @@ bool linear_cpu_bf16_dot(ThreadPool* pool, const float* x, int64_t n, const Tens
         }
     };
     if (worth_threads(pool, bytes, n))
-        pool->parallel_for(total, 16, body);
+        pool->parallel_for_balanced(total, 16, body);
     else
         body(0, total);
     return true;
@@ -389,7 +391,7 @@ void linear_cpu_group(ThreadPool* pool, const float* x, int64_t n, const TensorV
         }
     };
     if (worth_threads(pool, bytes, n))
-        pool->parallel_for(total, 16, body);
+        pool->parallel_for_balanced(total, 16, body);
     else
         body(0, total);
 }

@@ -361,9 +361,10 @@ void linear_quant_cpu_group(ThreadPool* pool, const QuantizedActivations& x,
             offset += ws[j]->groups();
         }
     };
-    // Small layers are not worth waking the other threads for.
+    // Small layers are not worth waking the other threads for. Groups are split balanced (see
+    // linear_cpu.cpp; a row's result does not depend on the split).
     if (pool && bytes * size_t(x.rows) >= (64u << 10))
-        pool->parallel_for(total, 1, body);
+        pool->parallel_for_balanced(total, 1, body);
     else
         body(0, total);
 }
