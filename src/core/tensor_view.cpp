@@ -59,6 +59,9 @@ float TensorView::at_f32(int64_t i) const {
 }
 
 void TensorView::to_f32(int64_t first, int64_t count, float* out) const {
+    // The callers checked the range against their own bounds (an embedding's row count); a
+    // range past the tensor would read beyond its mapping.
+    QWEN3TTS_ASSERT(first >= 0 && count >= 0 && count <= numel() - first);
     switch (dtype) {
         case DType::f32:
             // empty: data may be null

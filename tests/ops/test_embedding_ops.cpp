@@ -66,5 +66,15 @@ TEST(Embedding, AnIdOutsideTheTableNamesIt) {
     EXPECT_THROW(backend::embedding_add_row(t.view, -1, out.data()), Error);
 }
 
+// The range widening under the lookups refuses a range past the tensor instead of reading on.
+TEST(Embedding, AWidenedRangePastTheTensorIsAnError) {
+    const Table t(DType::f32, 4, 8, 6);
+    std::vector<float> out(16);
+    t.view.to_f32(24, 8, out.data());  // the last row: fine
+    EXPECT_EQ(out[0], t.view.at_f32(24));
+    EXPECT_THROW(t.view.to_f32(25, 8, out.data()), Error);
+    EXPECT_THROW(t.view.to_f32(-1, 2, out.data()), Error);
+}
+
 }  // namespace
 }  // namespace qwen3tts
