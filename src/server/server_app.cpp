@@ -83,8 +83,12 @@ void ServerApp::set_model(const Model& model, std::shared_ptr<SpeechService> ser
     l->speech.info = l->info;
     l->speech.defaults = model.default_options();
     l->speech.max_input_chars = options_.max_input_chars;
-    if (!options_.voices_dir.empty()) l->voices = std::make_unique<VoiceStore>(options_.voices_dir);
-    l->speech.voices = l->voices.get();
+    if (!options_.voices_dir.empty()) {
+        l->voices = std::make_unique<VoiceStore>(options_.voices_dir);
+        l->speech.stored_voice = [store = l->voices.get()](const std::string& id) {
+            return store->find_voice(id);
+        };
+    }
     l->service = std::move(service);
     std::lock_guard<std::mutex> lock(mutex_);
     loaded_ = std::move(l);

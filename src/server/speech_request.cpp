@@ -227,10 +227,11 @@ void parse_voice(Body& b, const SpeechContext& c, SpeechRequest& r) {
         bad("voice",
             "is required: the id of a stored voice (GET /v1/audio/voices), or send "
             "ref_audio");
-    if (!c.voices || !VoiceStore::valid_id(voice) || !c.voices->find(voice))
+    std::optional<Voice> stored = c.stored_voice ? c.stored_voice(voice) : std::nullopt;
+    if (!stored)
         throw ApiError(400, "voice: no stored voice has the id '" + voice + "'", "voice",
                        "voice_not_found");
-    o.voice = c.voices->load(voice);
+    o.voice = std::move(*stored);
 }
 
 void parse_sampling(Body& b, SynthesisOptions& o) {

@@ -6,19 +6,24 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "audio/audio_format.hpp"
 #include "server/speech_service.hpp"
-#include "server/voice_store.hpp"
 
 namespace qwen3tts::server {
 
+// A Base model's stored voices as requests name them: the voice of an id, or nullopt when
+// none has it (VoiceStore::find_voice).
+using StoredVoiceLookup = std::function<std::optional<Voice>(const std::string& id)>;
+
 struct SpeechContext {
     ModelInfo info;
-    SynthesisOptions defaults;           // Model::default_options()
-    const VoiceStore* voices = nullptr;  // null: no stored voices
-    size_t max_input_chars = 4096;       // for input and instructions, in code points
+    SynthesisOptions defaults;       // Model::default_options()
+    StoredVoiceLookup stored_voice;  // empty: no stored voices
+    size_t max_input_chars = 4096;   // for input and instructions, in code points
 };
 
 struct SpeechRequest {

@@ -127,19 +127,26 @@ std::vector<StoredVoice> VoiceStore::list() const {
 }
 
 std::optional<StoredVoice> VoiceStore::find(const std::string& id) const {
+    struct stat st {};
+    const std::optional<Voice> voice = load_regular(id, st);
+    if (!voice) return std::nullopt;
+    return describe(id, *voice, st);
+}
+
+std::optional<Voice> VoiceStore::find_voice(const std::string& id) const {
+    struct stat st {};
+    return load_regular(id, st);
+}
+
+std::optional<Voice> VoiceStore::load_regular(const std::string& id, struct stat& st) const {
     if (!valid_id(id)) return std::nullopt;
     const std::string path = path_of(id);
-    struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     try {
-        return describe(id, Voice::load(path), st);
+        return Voice::load(path);
     } catch (const Error&) {
         return std::nullopt;  // a damaged file is not offered as a voice
     }
-}
-
-Voice VoiceStore::load(const std::string& id) const {
-    return Voice::load(path_of(id));
 }
 
 bool VoiceStore::add(const std::string& id, const Voice& voice) {

@@ -7,6 +7,8 @@
 // never name a path outside the directory. Thread-safe (the file system is the only state).
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,8 +37,9 @@ class VoiceStore {
 
     std::vector<StoredVoice> list() const;  // sorted by id; unreadable files are skipped
     std::optional<StoredVoice> find(const std::string& id) const;
-    // Throws Error naming the file when it is missing or not a valid voice file.
-    Voice load(const std::string& id) const;
+    // The voice stored under `id`, loaded; nullopt when there is none (or its file is damaged:
+    // such a file is not offered as a voice, as find() does not list it).
+    std::optional<Voice> find_voice(const std::string& id) const;
     // Stores a voice under a new id; false when the id is taken, also by a concurrent add.
     bool add(const std::string& id, const Voice& voice);
     // Stores the bytes of a .voice file after checking that they load as one (Voice::load's
@@ -46,6 +49,8 @@ class VoiceStore {
 
   private:
     std::string path_of(const std::string& id) const;
+    // The voice of a valid id whose file is a regular file that loads, and its stat.
+    std::optional<Voice> load_regular(const std::string& id, struct stat& st) const;
     std::string dir_;
 };
 
