@@ -113,6 +113,40 @@ TEST(CliBatch, FormatPerLineAndAllGoodIsExitZero) {
         << r.output;
 }
 
+// Lines that are not one flat JSON object of the request's fields, each an error of its own
+// line; a valid line beside them is still written.
+TEST(CliBatch, MalformedLinesAreReportedByLine) {
+    const std::string file = tmp("malformed.jsonl");
+    std::ofstream(file) << R"({"id": "x", "text": "Hello.", "text": "again"})"
+                        << "\n"
+                        << R"({"id": "y", "text": ["Hello."]})"
+                        << "\n"
+                        << R"({"id": "z", "text": "\ud800"})"
+                        << "\n"
+                        << "{\"id\": \"w\", \"text\": \"bad \xff byte\"}\n"
+                        << R"({"id": "v", "text": "Hello.",})"
+                        << "\n"
+                        << R"({"id": "ok", "text": "Hello.", "seed": 1, "max_frames": 3})"
+                        << "\n";
+    const std::string dir = tmp("malformed_out");
+    const auto r = run_cli("codes --model " + model() + " --speaker ryan --batch " +
+                           shell_quote(file) + " --out-dir " + shell_quote(dir));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const std::string at = "qwen3tts codes: " + file + ":";
+    for (const std::string& want :
+         {at + "1: error: JSON, \"text\" is given twice",
+          at + "2: error: JSON, nested objects and arrays are not request fields",
+          at + "3: error: JSON, column 28: syntax error while parsing value - invalid string: "
+               "surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF",
+          at + "4: error: JSON, column 26: syntax error while parsing value - invalid string: "
+               "ill-formed UTF-8 byte",
+          at + "5: error: JSON, column 30: syntax error while parsing object key - unexpected "
+               "'}'; expected string literal",
+          "qwen3tts: 1 of 6 requests written to " + dir + ", 5 failed"})
+        EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+    EXPECT_TRUE(exists(dir + "/ok.npy"));
+}
+
 TEST(CliBatch, OptionsForOneRequestAreRefused) {
     const std::string file = tmp("refuse.jsonl");
     std::ofstream(file) << R"({"id": "x", "text": "Hello."})"

@@ -1,6 +1,6 @@
 // One line of a JSON Lines file as a flat JSON object: string, number, true/false and null
-// values (a batch request has no nested ones). Strict RFC 8259 syntax; an error names the
-// column (1-based, in bytes) and what was expected.
+// values (a batch request has no nested ones). Strict RFC 8259 syntax and UTF-8 (nlohmann/json);
+// a syntax error names the column (1-based, in bytes) and what was expected.
 #pragma once
 
 #include <string>
