@@ -197,6 +197,9 @@ typedef struct qwen3tts_options {
     int has_seed;                /* 0: a random seed, reported in qwen3tts_report.seed */
     uint64_t seed;
     const char* codec_decode; /* NULL = "streaming", or "official-chunked" */
+    int segment_chars;        /* > 0: long text spoken in segments of at most this many characters,
+                               * cut at sentence ends (SynthesisOptions::segment_chars); 0 = one
+                               * generation. Synthesizer calls only (the scheduler refuses it). */
 } qwen3tts_options;
 
 /* Writes struct_size and the defaults of the model's generation_config.json into the first

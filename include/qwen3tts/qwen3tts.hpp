@@ -134,6 +134,14 @@ struct SynthesisOptions {
     // Sampling seed: the same seed, text and options give the same codes on every machine.
     // Unset: a fresh random seed per call, reported in GenerationReport::seed.
     std::optional<uint64_t> seed;
+    // Long texts: > 0 speaks the text as consecutive segments of at most this many characters
+    // (code points), cut at sentence ends where it can (then clause ends, then spaces), each
+    // a generation of its own (max_frames each; segment i samples with seed + i, so it gives
+    // what it gives when spoken alone with that seed), their audio joined in one codec stream:
+    // memory and the cost of a frame stay bounded for a text of any length. 0 (default): the
+    // whole text in one generation, as the official code does (up to max_frames, ~11 minutes).
+    // Synthesizer only: the Scheduler refuses it.
+    int segment_chars = 0;
     // "streaming" (default): exact incremental codec decode, audio per frame as it is made;
     // "official-chunked": the official chunked_decode(300, 25) after generation (parity with
     // the Python output on texts longer than 24 s; no streaming).

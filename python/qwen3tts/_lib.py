@@ -82,6 +82,7 @@ class Options(ctypes.Structure):
         ("has_seed", ctypes.c_int),
         ("seed", ctypes.c_uint64),
         ("codec_decode", ctypes.c_char_p),
+        ("segment_chars", ctypes.c_int),
     ]
 
 

@@ -19,7 +19,8 @@ from .errors import invalid_argument, unsupported
 from .stream import AudioStream
 from .voice import Voice
 
-# Generation keyword arguments of the official generate_* methods, and ours (seed, codec_decode).
+# Generation keyword arguments of the official generate_* methods, and ours (seed, codec_decode,
+# segment_chars).
 _GENERATION_KEYS = (
     "do_sample",
     "top_k",
@@ -33,6 +34,7 @@ _GENERATION_KEYS = (
     "max_new_tokens",
     "seed",
     "codec_decode",
+    "segment_chars",
 )
 # from_pretrained keywords of the official loader (forwarded there to transformers) that mean
 # nothing here: accepted with a warning, so that calling code runs unchanged.
@@ -530,6 +532,8 @@ class Qwen3TTSModel(Closable):
             o.has_seed, o.seed = 1, seed
         if "codec_decode" in k:
             o.codec_decode = _lib.encode(k["codec_decode"])
+        if "segment_chars" in k:
+            o.segment_chars = int(k["segment_chars"])
         return o
 
     def _generate(self, reqs, non_streaming_mode, kwargs):

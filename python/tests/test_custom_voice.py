@@ -57,6 +57,17 @@ class CustomVoiceTest(unittest.TestCase):
         )
         np.testing.assert_array_equal(again[0], wavs[0])
 
+    def test_segments_equal_the_cli(self):
+        text = "The first sentence is here. A second one follows it."
+        wavs, _ = self.model.generate_custom_voice(
+            text, "ryan", max_new_tokens=7, seed=5, segment_chars=30
+        )
+        cli = cli_speak(self.tmp, MODEL, text, "--speaker", "ryan", "--max-frames", "6",
+                        "--seed", "5", "--segment-chars", "30")
+        np.testing.assert_array_equal(wavs[0], cli)
+        whole, _ = self.model.generate_custom_voice(text, "ryan", max_new_tokens=7, seed=5)
+        self.assertFalse(np.array_equal(whole[0], wavs[0]))
+
     def test_repetition_penalty_equals_the_cli(self):
         # The tiny model repeats codes only after a few dozen frames, hence 40 of them.
         wavs, _ = self.model.generate_custom_voice(

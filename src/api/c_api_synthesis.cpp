@@ -18,7 +18,7 @@ void transfer_options(const void* from, void* to, size_t size) {
     using O = qwen3tts_options;
     qwen3tts::capi::copy_fields(from, to, size, &O::language, &O::speaker, &O::instruct, &O::voice,
                                 &O::text_layout, &O::talker, &O::predictor, &O::max_frames,
-                                &O::has_seed, &O::seed, &O::codec_decode);
+                                &O::has_seed, &O::seed, &O::codec_decode, &O::segment_chars);
 }
 
 void transfer_report(const void* from, void* to, size_t size) {
@@ -98,6 +98,7 @@ qwen3tts::SynthesisOptions to_options(const qwen3tts::Model& model,
     o.max_frames = c.max_frames;
     if (c.has_seed) o.seed = c.seed;
     if (c.codec_decode) o.codec_decode = c.codec_decode;
+    o.segment_chars = c.segment_chars;
     // Checked here too, so that generate_codes refuses a bad value as speak does.
     qwen3tts::parse_codec_decode(o.codec_decode);
     return o;

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
+#include "text/text_segments.hpp"
 
 namespace qwen3tts {
 
@@ -72,6 +73,18 @@ GenerationReport generation_report(const GenerationStats& s, uint64_t seed) {
     r.talker_ms = s.talker_ms;
     r.predictor_ms = s.predictor_ms;
     return r;
+}
+
+std::vector<std::string> spoken_segments(const std::string& text, const SynthesisOptions& o) {
+    if (o.segment_chars < 0)
+        throw Error(ErrorCode::invalid_argument,
+                    "segment_chars must be >= 0 (0 = the whole text at once), got " +
+                        std::to_string(o.segment_chars));
+    if (o.segment_chars == 0) return {text};
+    std::vector<std::string> segments = split_text_segments(text, size_t(o.segment_chars));
+    // Whitespace only: the prompt of the text itself says what is wrong with it.
+    if (segments.empty()) segments.push_back(text);
+    return segments;
 }
 
 }  // namespace qwen3tts

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "api/model_impl.hpp"
 #include "model/prompt.hpp"
@@ -20,5 +21,9 @@ PromptRequest prompt_request(const Model::Impl& model, const std::string& text,
 GenerationParams generation_params(const Model::Impl& model, const SynthesisOptions& options);
 
 GenerationReport generation_report(const GenerationStats& stats, uint64_t seed);
+
+// The texts a call speaks one after the other: `text`, or its segments when
+// options.segment_chars > 0 (text/text_segments.hpp). Segment i samples with seed + i.
+std::vector<std::string> spoken_segments(const std::string& text, const SynthesisOptions& options);
 
 }  // namespace qwen3tts

@@ -84,6 +84,10 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
                     "codec decode '" + options.codec_decode +
                         "' is not available with the Scheduler (it decodes as frames come: "
                         "use \"streaming\", or a Synthesizer)");
+    if (options.segment_chars != 0)
+        throw Error(ErrorCode::unsupported,
+                    "segment_chars is not available with the Scheduler (a request is one "
+                    "generation there): speak a long text in segments with a Synthesizer");
     JobSpec spec;
     spec.params = generation_params(*model, options);
     PromptRequest request = prompt_request(*model, text, options);

@@ -71,12 +71,25 @@ std::vector<int32_t> Synthesizer::generate_codes(
     const std::string& text, const SynthesisOptions& options,
     const std::function<bool(const int32_t* frame)>& on_frame, GenerationReport* report) {
     const BusyGuard busy(Impl::busy_flag(impl_));
-    const Prompt prompt = impl_->prompt(text, options);
+    const std::vector<std::string> segments = spoken_segments(text, options);
     const GenerationParams params = generation_params(*impl_->model, options);
+    bool keep_going = true;
     GenerationHooks hooks;
-    if (on_frame) hooks.on_frame = [&](int64_t, const int32_t* codes) { return on_frame(codes); };
+    if (on_frame)
+        hooks.on_frame = [&](int64_t, const int32_t* codes) {
+            return keep_going = on_frame(codes);
+        };
+    std::vector<int32_t> codes;
     GenerationStats stats;
-    auto codes = impl_->session.generate(prompt, params, hooks, &stats);
+    for (size_t i = 0; i < segments.size() && keep_going; ++i) {
+        GenerationParams p = params;
+        p.seed = params.seed + i;
+        GenerationStats segment;
+        const auto frames =
+            impl_->session.generate(impl_->prompt(segments[i], options), p, hooks, &segment);
+        codes.insert(codes.end(), frames.begin(), frames.end());
+        stats += segment;
+    }
     if (report) *report = generation_report(stats, params.seed);
     return codes;
 }
@@ -86,8 +99,24 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
                                       SpeechReport* report) {
     const BusyGuard busy(Impl::busy_flag(impl_));
     const CodecDecodeMode mode = parse_codec_decode(options.codec_decode);
-    const Prompt prompt = impl_->prompt(text, options);
+    const std::vector<std::string> segments = spoken_segments(text, options);
     const GenerationParams params = generation_params(*impl_->model, options);
+    // Segment 0's prompt first: its errors (speaker, language, voice) come before the codec
+    // loads, as they did for one prompt.
+    size_t next = 0;
+    SpeechSegment first{impl_->prompt(segments[0], options), params};
+    const SegmentSource source = [&](SpeechSegment& segment) {
+        if (next == segments.size()) return false;
+        if (next == 0) {
+            segment = std::move(first);
+        } else {
+            segment.prompt = impl_->prompt(segments[next], options);
+            segment.params = params;
+            segment.params.seed = params.seed + next;
+        }
+        ++next;
+        return true;
+    };
     const CodecDecoder& codec = impl_->model->codec();
     std::vector<float> all;
     AudioCallback sink = on_audio;
@@ -96,8 +125,8 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
             all.insert(all.end(), s, s + n);
             return true;
         };
-    const SpeechStats st = synthesize_speech(impl_->session, codec, prompt, params,
-                                             Impl::voice_of(options), mode, sink);
+    const SpeechStats st =
+        synthesize_speech(impl_->session, codec, source, Impl::voice_of(options), mode, sink);
     if (report) {
         report->generation = generation_report(st.generation, params.seed);
         report->codec_ms = st.codec_ms;

@@ -28,22 +28,27 @@ std::vector<float> decode_codes(const CodecDecoder& codec, const backend::ExecCo
 }
 
 // ref: qwen3_tts_model.py, Qwen3TTSModel.generate_* (generate, then speech_tokenizer.decode)
-SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const Prompt& prompt,
-                              const GenerationParams& params, const VoiceClonePrompt* voice,
+SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
+                              const SegmentSource& segments, const VoiceClonePrompt* voice,
                               CodecDecodeMode mode, const AudioCallback& on_audio) {
     using clock = std::chrono::steady_clock;
     const auto t_start = clock::now();
     SpeechStats st;
     const int64_t n_cb = codec.n_codebook();
     const bool icl = voice && voice->in_context();
+    SpeechSegment segment;
 
     if (mode == CodecDecodeMode::official_chunked) {
         // Generate everything, then decode (reference frames first for in-context cloning)
         // and cut as the official pipeline does.
-        const auto frames = session.generate(prompt, params, {}, &st.generation);
         std::vector<int64_t> all;
         if (icl) all.assign(voice->ref_codes.begin(), voice->ref_codes.end());
-        all.insert(all.end(), frames.begin(), frames.end());
+        while (segments(segment)) {
+            GenerationStats g;
+            const auto frames = session.generate(segment.prompt, segment.params, {}, &g);
+            st.generation += g;
+            all.insert(all.end(), frames.begin(), frames.end());
+        }
         const auto t0 = clock::now();
         std::vector<float> wav = decode_codes(codec, session.exec(), all, mode);
         size_t cut = 0;
@@ -64,7 +69,11 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
     FrameAudio audio(codec, session.memory(), voice, on_audio);
     GenerationHooks hooks;
     hooks.on_frame = [&](int64_t, const int32_t* codes) { return audio.add_frame(codes); };
-    session.generate(prompt, params, hooks, &st.generation);
+    while (audio.keep_going() && segments(segment)) {
+        GenerationStats g;
+        session.generate(segment.prompt, segment.params, hooks, &g);
+        st.generation += g;
+    }
     audio.flush();
     st.codec_ms = audio.codec_ms();
     st.samples = audio.samples();
@@ -72,6 +81,18 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const
     st.total_ms = ms_between(t_start, clock::now());
     audio.release_memory(session.memory());
     return st;
+}
+
+SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const Prompt& prompt,
+                              const GenerationParams& params, const VoiceClonePrompt* voice,
+                              CodecDecodeMode mode, const AudioCallback& on_audio) {
+    bool given = false;
+    const SegmentSource one = [&](SpeechSegment& next) {
+        if (given) return false;
+        next = SpeechSegment{prompt, params};
+        return given = true;
+    };
+    return synthesize_speech(session, codec, one, voice, mode, on_audio);
 }
 
 FrameAudio::FrameAudio(const CodecDecoder& codec, RequestMemoryPool& memory,

@@ -92,9 +92,24 @@ class FrameAudio {
     bool keep_going_ = true;
 };
 
-// Generates speech for a prompt. For in-context voice cloning the decoder is first primed
-// with the reference codes (their audio is not emitted), as the official code decodes
-// reference + generated frames together and cuts the reference part off.
+// One generation of a call: a prompt and its parameters.
+struct SpeechSegment {
+    Prompt prompt;
+    GenerationParams params;
+};
+// Makes the call's next segment when asked (after the previous one has ended, so that one
+// segment's prompt is in memory at a time); false when there are no more.
+using SegmentSource = std::function<bool(SpeechSegment& next)>;
+
+// Generates speech for the segments, one after the other, their frames in one codec stream
+// (the audio of one segment runs on into the next). For in-context voice cloning the decoder
+// is first primed with the reference codes (their audio is not emitted), as the official code
+// decodes reference + generated frames together and cuts the reference part off. The stats
+// add up the segments' (stopped_at_eos: the last one's).
+SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
+                              const SegmentSource& segments, const VoiceClonePrompt* voice,
+                              CodecDecodeMode mode, const AudioCallback& on_audio);
+// The same for one prompt.
 SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const Prompt& prompt,
                               const GenerationParams& params, const VoiceClonePrompt* voice,
                               CodecDecodeMode mode, const AudioCallback& on_audio);

@@ -24,6 +24,16 @@ void GenerationParams::validate() const {
                         std::to_string(max_new_tokens));
 }
 
+GenerationStats& GenerationStats::operator+=(const GenerationStats& later) {
+    prompt_positions += later.prompt_positions;
+    frames += later.frames;
+    stopped_at_eos = later.stopped_at_eos;
+    prefill_ms += later.prefill_ms;
+    talker_ms += later.talker_ms;
+    predictor_ms += later.predictor_ms;
+    return *this;
+}
+
 StreamState::StreamState(const TtsModel& model, Prompt prompt_, const GenerationParams& params_,
                          GenerationHooks hooks_, RequestMemoryPool* memory)
     : prompt(std::move(prompt_)), params(params_), hooks(std::move(hooks_)), sampler(params.seed) {

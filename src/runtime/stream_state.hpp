@@ -45,6 +45,10 @@ struct GenerationStats {
     // Wall time of the steps this request took part in (a step of a batch counts whole for
     // each of its requests); talker_ms excludes prefill.
     double prefill_ms = 0, talker_ms = 0, predictor_ms = 0;
+
+    // Adds a later generation of the same call (a segment of a long text): counts and times
+    // sum, stopped_at_eos is the later one's.
+    GenerationStats& operator+=(const GenerationStats& later);
 };
 
 struct StreamState {

@@ -84,10 +84,17 @@ TEST(CApiSynthesis, CodesEqualTheCppCodesForTheSameSeedAndOptions) {
     EXPECT_EQ(report.cancelled, 0);
     EXPECT_EQ(report.samples, 0);
 
-    // Each option matters: a different seed, layout or sampling gives other codes.
+    // Each option matters: a different seed, segments, layout or sampling gives other codes.
     qwen3tts_options o = r.c;
     o.seed = 43;
     EXPECT_NE(c_codes(synth.get(), kText, &o), codes);
+    o = r.c;
+    o.segment_chars = 16;  // "Hello world," and "this is a test."
+    SynthesisOptions segmented = r.cpp;
+    segmented.segment_chars = 16;
+    const auto in_segments = c_codes(synth.get(), kText, &o);
+    EXPECT_NE(in_segments, codes);
+    EXPECT_EQ(in_segments, cpp.generate_codes(kText, segmented));
     o = r.c;
     o.talker.do_sample = 0;
     o.predictor.do_sample = 0;

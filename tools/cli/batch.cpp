@@ -251,6 +251,10 @@ int run_batch(const Args& args, bool audio) {
                             "(see docs/cli.md)");
     if (args.flag("incremental"))
         throw Error(ErrorCode::invalid_argument, "--incremental and --batch do not go together");
+    if (args.has("segment-chars"))
+        throw Error(ErrorCode::invalid_argument,
+                    "--segment-chars and --batch do not go together (a line is one generation; "
+                    "split long texts into lines)");
     if (!args.has("out-dir"))
         throw Error(ErrorCode::invalid_argument, "--batch needs --out-dir DIR");
     const std::string batch_path = args.get("batch");

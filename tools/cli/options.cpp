@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -49,6 +50,9 @@ const OptionSpec kInstruct{"instruct", "text", "TEXT",
 const OptionSpec kTextLayout{"text-layout", "text", "auto|streaming|non-streaming",
                              "how the text is fed to the talker",
                              "auto: non-streaming, streaming for Base models"};
+const OptionSpec kSegmentChars{"segment-chars", "text", "N",
+                               "long text: segments of <= N characters, one generation each",
+                               "0: the whole text in one generation"};
 
 // ---- voice cloning ----
 const OptionSpec kVoice{"voice", "voice cloning (Base models)", "FILE.voice",
@@ -220,7 +224,10 @@ std::vector<const OptionSpec*> synthesis(std::vector<const OptionSpec*> extra, b
                                         &kSubTopK,
                                         &kSubTopP,
                                         &kMaxFrames};
-    if (!bench) o.push_back(&kMinFrames);  // bench --frames sets both ends itself
+    if (!bench) {  // bench times single generations of --frames frames
+        o.push_back(&kMinFrames);
+        o.insert(std::find(o.begin(), o.end(), &kTextLayout) + 1, &kSegmentChars);
+    }
     o.insert(o.end(), {&kThreads, &kKernels, &kOversubscribe});
     o.insert(o.end(), extra.begin(), extra.end());
     return o;

@@ -70,6 +70,8 @@ SynthesisOptions parse_options(const Args& args, const Model& model,
     o.predictor.top_p = args.get_float("subtalker-top-p", o.predictor.top_p, R::probability);
     o.max_frames = args.get_int("max-frames", o.max_frames, 1);
     if (args.declares("min-frames")) o.min_frames = args.get_int("min-frames", o.min_frames, 0);
+    if (args.declares("segment-chars"))
+        o.segment_chars = args.get_int("segment-chars", o.segment_chars, 0);
 
     if (args.has("voice") && args.has("ref-audio"))
         throw Error(ErrorCode::invalid_argument, "give either --voice or --ref-audio, not both");

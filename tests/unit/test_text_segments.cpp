@@ -1,0 +1,115 @@
+// Long texts cut into segments (text/text_segments.hpp): where the cuts fall, and what every
+// cut keeps (each piece within the limit, nothing but whitespace lost, valid UTF-8).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "text/text_segments.hpp"
+
+namespace qwen3tts {
+namespace {
+
+using Pieces = std::vector<std::string>;
+
+size_t code_points(const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+std::string without_spaces(const std::string& s) {
+    std::string out;
+    for (char c : s)
+        if (c != ' ' && c != '\n') out += c;
+    return out;
+}
+
+TEST(TextSegments, ATextThatFitsIsOnePieceTrimmed) {
+    EXPECT_EQ(split_text_segments("  Hello there.  ", 100), Pieces{"Hello there."});
+    EXPECT_EQ(split_text_segments(" \n\t ", 10), Pieces{});
+    EXPECT_EQ(split_text_segments("", 10), Pieces{});
+}
+
+TEST(TextSegments, WholeSentencesStayTogetherWhileTheyFit) {
+    EXPECT_EQ(split_text_segments("One two three. Four five six. Seven eight nine.", 32),
+              (Pieces{"One two three. Four five six.", "Seven eight nine."}));
+    // Each sentence alone is over a third of the limit: one per piece.
+    EXPECT_EQ(split_text_segments("Is it? Yes! It is... Fine.", 12),
+              (Pieces{"Is it? Yes!", "It is...", "Fine."}));
+}
+
+TEST(TextSegments, ClosingQuotesStayWithTheirSentence) {
+    EXPECT_EQ(split_text_segments("He said \"Stop.\" Then he left.", 20),
+              (Pieces{"He said \"Stop.\"", "Then he left."}));
+}
+
+TEST(TextSegments, APointInsideANumberIsNoSentenceEnd) {
+    // No sentence end and no clause mark within the limit: the last space.
+    EXPECT_EQ(split_text_segments("Pi is 3.14 and e is 2.71, roughly.", 20),
+              (Pieces{"Pi is 3.14 and e is", "2.71, roughly."}));
+}
+
+TEST(TextSegments, ClauseMarksBeforeSpaces) {
+    EXPECT_EQ(split_text_segments("First part, second part and more words here", 30),
+              (Pieces{"First part,", "second part and more words", "here"}));
+}
+
+TEST(TextSegments, FullWidthMarksEndSentencesWithoutASpace) {
+    EXPECT_EQ(split_text_segments("今天天气很好。我们去公园吧！好的。", 8),
+              (Pieces{"今天天气很好。", "我们去公园吧！", "好的。"}));
+    EXPECT_EQ(split_text_segments("一二三四，五六七八，九十", 6),
+              (Pieces{"一二三四，", "五六七八，", "九十"}));
+}
+
+TEST(TextSegments, ALineBreakEndsASentence) {
+    EXPECT_EQ(split_text_segments("Title\nBody text here.", 12),
+              (Pieces{"Title", "Body text", "here."}));
+}
+
+TEST(TextSegments, NoPlaceToCutCutsAtTheLimit) {
+    EXPECT_EQ(split_text_segments("abcdefghij", 4), (Pieces{"abcd", "efgh", "ij"}));
+    EXPECT_EQ(split_text_segments("日本語のテキスト", 3), (Pieces{"日本語", "のテキ", "スト"}));
+}
+
+TEST(TextSegments, AStrayShortSentenceIsNoPiece) {
+    // "Dr." ends at a third of the limit or less: the cut goes to the last space instead.
+    EXPECT_EQ(split_text_segments("Dr. Smith went to the market early", 24),
+              (Pieces{"Dr. Smith went to the", "market early"}));
+}
+
+TEST(TextSegments, EveryCutKeepsTheTextAndTheLimit) {
+    const std::vector<std::string> words = {"alpha", "beta,", "gamma.", "delta!",      "长城",
+                                            "。",    "é",     "🙂",   "\"quoted.\"", "x"};
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::string text;
+        const int n = 1 + int(rng() % 40);
+        for (int i = 0; i < n; ++i) {
+            text += words[rng() % words.size()];
+            text += rng() % 5 == 0 ? "\n" : rng() % 3 == 0 ? "" : " ";
+        }
+        const size_t limit = 1 + rng() % 30;
+        const Pieces pieces = split_text_segments(text, limit);
+        std::string joined;
+        for (const std::string& p : pieces) {
+            EXPECT_FALSE(p.empty());
+            EXPECT_LE(code_points(p), limit) << p;
+            EXPECT_NE(p.front(), ' ');
+            EXPECT_NE(p.back(), ' ');
+            EXPECT_NO_THROW(split_text_segments(p, limit)) << "not valid UTF-8: " << p;
+            joined += p;
+        }
+        EXPECT_EQ(without_spaces(joined), without_spaces(text)) << text << " / " << limit;
+    }
+}
+
+TEST(TextSegments, InvalidInputIsAnError) {
+    EXPECT_THROW(split_text_segments("bad \xff byte", 10), Error);
+    EXPECT_THROW(split_text_segments("text", 0), Error);
+}
+
+}  // namespace
+}  // namespace qwen3tts
