@@ -74,6 +74,10 @@ TEST(TextSegments, NoPlaceToCutCutsAtTheLimit) {
     EXPECT_EQ(split_text_segments("日本語のテキスト", 3), (Pieces{"日本語", "のテキ", "スト"}));
 }
 
+TEST(TextSegments, ANoBreakSpaceHoldsItsNeighboursTogether) {
+    EXPECT_EQ(split_text_segments("aaaa bbbb\u00A0cccc", 12), (Pieces{"aaaa", "bbbb\u00A0cccc"}));
+}
+
 TEST(TextSegments, AStrayShortSentenceIsNoPiece) {
     // "Dr." ends at a third of the limit or less: the cut goes to the last space instead.
     EXPECT_EQ(split_text_segments("Dr. Smith went to the market early", 24),
