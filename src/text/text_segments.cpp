@@ -71,12 +71,15 @@ std::vector<std::string> split_text_segments(const std::string& text, size_t max
     const std::vector<CodePoint> cps = decode(text);
     const size_t n = cps.size();
     auto byte_at = [&](size_t i) { return i < n ? cps[i].byte : text.size(); };
-    // Whether a piece may end before code point e (start < e < n) at each level, best first.
+    size_t start = 0;  // of the piece being cut
+    // Whether the piece may end before code point e (start < e < n) at each level, best first.
+    // Closers are looked through within the piece only: a run of them as long as the text
+    // costs one pass, not one per place tried.
     auto sentence_end = [&](size_t e) {
         if (is_line_break(cps[e].c)) return true;
         size_t k = e;
-        while (k > 0 && one_of(kClosers, cps[k - 1].c)) --k;
-        return k > 0 && one_of(kSentenceEnds, cps[k - 1].c) &&
+        while (k > start && one_of(kClosers, cps[k - 1].c)) --k;
+        return k > start && one_of(kSentenceEnds, cps[k - 1].c) &&
                (is_space(cps[e].c) || full_width(cps[k - 1].c));
     };
     auto clause_end = [&](size_t e) {
@@ -91,7 +94,6 @@ std::vector<std::string> split_text_segments(const std::string& text, size_t max
         while (e > b && is_space(cps[e - 1].c)) --e;
         if (b < e) pieces.push_back(text.substr(byte_at(b), byte_at(e) - byte_at(b)));
     };
-    size_t start = 0;
     while (start < n && is_space(cps[start].c)) ++start;
     while (start < n) {
         if (n - start <= max_chars) {
