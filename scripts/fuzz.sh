@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 all_targets=(fuzz_npy fuzz_safetensors fuzz_voice fuzz_config fuzz_codec_config fuzz_vocab
-             fuzz_tokenizer fuzz_audio fuzz_multipart fuzz_speech_request)
+             fuzz_tokenizer fuzz_text_segments fuzz_audio fuzz_multipart
+             fuzz_speech_request)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
