@@ -82,11 +82,9 @@ std::vector<int32_t> Synthesizer::generate_codes(
     std::vector<int32_t> codes;
     GenerationStats stats;
     for (size_t i = 0; i < segments.size() && keep_going; ++i) {
-        GenerationParams p = params;
-        p.seed = params.seed + i;
         GenerationStats segment;
-        const auto frames =
-            impl_->session.generate(impl_->prompt(segments[i], options), p, hooks, &segment);
+        const auto frames = impl_->session.generate(impl_->prompt(segments[i], options),
+                                                    segment_params(params, i), hooks, &segment);
         codes.insert(codes.end(), frames.begin(), frames.end());
         stats += segment;
     }
@@ -111,8 +109,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
             segment = std::move(first);
         } else {
             segment.prompt = impl_->prompt(segments[next], options);
-            segment.params = params;
-            segment.params.seed = params.seed + next;
+            segment.params = segment_params(params, next);
         }
         ++next;
         return true;
