@@ -52,6 +52,11 @@ TEST(TextSegments, APointInsideANumberIsNoSentenceEnd) {
               (Pieces{"Pi is 3.14 and e is", "2.71, roughly."}));
 }
 
+TEST(TextSegments, ASentenceEndWinsOverALaterClauseMark) {
+    EXPECT_EQ(split_text_segments("One two three. Four five, six seven", 26),
+              (Pieces{"One two three.", "Four five, six seven"}));
+}
+
 TEST(TextSegments, ClauseMarksBeforeSpaces) {
     EXPECT_EQ(split_text_segments("First part, second part and more words here", 30),
               (Pieces{"First part,", "second part and more words", "here"}));
@@ -121,7 +126,12 @@ TEST(TextSegments, EveryCutKeepsTheTextAndTheLimit) {
 }
 
 TEST(TextSegments, InvalidInputIsAnError) {
-    EXPECT_THROW(split_text_segments("bad \xff byte", 10), Error);
+    try {
+        split_text_segments("bad \xff byte", 10);
+        ADD_FAILURE() << "invalid UTF-8 accepted";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "text: invalid UTF-8 at byte offset 4 (byte 0xff)");
+    }
     EXPECT_THROW(split_text_segments("text", 0), Error);
 }
 
