@@ -42,7 +42,7 @@ void check(const SpeechRequest& r, const SpeechContext& c, bool text_required) {
     if (c.info.type == "custom_voice" && r.job.options.speaker.empty()) __builtin_trap();
     if (c.info.type != "base" && (!r.ref_audio.empty() || !r.clone.ref_text.empty()))
         __builtin_trap();
-    if (r.job.options.max_frames < 0) __builtin_trap();
+    if (r.job.options.max_frames < 0 || r.job.options.segment_chars < 0) __builtin_trap();
 }
 
 }  // namespace
@@ -55,6 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     SpeechContext c;
     c.info = model_info(type);
     c.max_input_chars = 64;
+    c.defaults.segment_chars = data[0] / 12 % 2 == 1 ? 30 : 0;  // serve --segment-chars
     // No voice is stored under any id: the lookup is asked, and the request refused.
     if (data[0] / 6 % 2 == 1) c.stored_voice = [](const std::string&) { return std::nullopt; };
     try {
@@ -62,7 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const auto m = qwen3tts::server::parse_stream_message(body, c);
             if (m.type == qwen3tts::server::StreamMessage::Type::config) {
                 check(m.config, c, false);
-                if (m.config.job.options.text_layout != "streaming") __builtin_trap();
+                // Text that arrives as it is written is one generation.
+                if (m.config.job.options.text_layout != "streaming" ||
+                    m.config.job.options.segment_chars != 0)
+                    __builtin_trap();
             }
         } else {
             check(qwen3tts::server::parse_speech_request(body, c), c, true);

@@ -140,7 +140,8 @@ struct SynthesisOptions {
     // what it gives when spoken alone with that seed), their audio joined in one codec stream:
     // memory and the cost of a frame stay bounded for a text of any length. 0 (default): the
     // whole text in one generation, as the official code does (up to max_frames, ~11 minutes).
-    // Synthesizer only: the Scheduler refuses it.
+    // A Scheduler gives the same codes and audio (a request's next segment is prefilled while
+    // the others go on); incremental text (submit_incremental) refuses it.
     int segment_chars = 0;
     // "streaming" (default): exact incremental codec decode, audio per frame as it is made;
     // "official-chunked": the official chunked_decode(300, 25) after generation (parity with

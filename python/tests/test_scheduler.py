@@ -38,6 +38,22 @@ class SchedulerTest(unittest.TestCase):
             self.assertEqual(res.codes.shape, (res.report["frames"], 16))
             self.assertEqual(res.report["seed"], seed)
 
+    def test_a_long_text_in_segments_equals_generate_custom_voice(self):
+        text = "The first sentence is here. A second one follows it."
+        kw = dict(language="English", seed=9, max_new_tokens=6, segment_chars=30)
+        with qwen3tts.Scheduler(self.model) as s:
+            long = s.submit(text, speaker="ryan", **kw)
+            beside = s.submit(FOX, speaker="vivian", language="English", seed=4, max_new_tokens=8)
+            res = long.wait()
+            beside.wait()
+        wavs, _ = self.model.generate_custom_voice(text, "ryan", **kw)
+        self.assertEqual(res.status, "completed")
+        np.testing.assert_array_equal(res.audio, wavs[0])
+        whole, _ = self.model.generate_custom_voice(
+            text, "ryan", language="English", seed=9, max_new_tokens=6
+        )
+        self.assertFalse(np.array_equal(whole[0], res.audio))
+
     def test_incremental_text_equals_the_whole_text_streaming(self):
         with qwen3tts.Scheduler(self.model) as s:
             r = s.submit("The qu", speaker="ryan", incremental=True, seed=5, max_new_tokens=9)

@@ -87,10 +87,4 @@ std::vector<std::string> spoken_segments(const std::string& text, const Synthesi
     return segments;
 }
 
-GenerationParams segment_params(const GenerationParams& call, size_t i) {
-    GenerationParams p = call;
-    p.seed = call.seed + i;
-    return p;
-}
-
 }  // namespace qwen3tts

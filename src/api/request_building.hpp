@@ -25,8 +25,5 @@ GenerationReport generation_report(const GenerationStats& stats, uint64_t seed);
 // The texts a call speaks one after the other: `text`, or its segments when
 // options.segment_chars > 0 (text/text_segments.hpp).
 std::vector<std::string> spoken_segments(const std::string& text, const SynthesisOptions& options);
-// The parameters of segment i of a call: the call's, sampling with seed + i (so that a segment
-// gives alone what it gives in the call).
-GenerationParams segment_params(const GenerationParams& call, size_t i);
 
 }  // namespace qwen3tts

@@ -1,5 +1,8 @@
 // The public Scheduler: SynthesisOptions → runtime jobs on a FrameScheduler.
+#include <iterator>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "api/model_impl.hpp"
 #include "api/option_parsing.hpp"
@@ -84,13 +87,14 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
                     "codec decode '" + options.codec_decode +
                         "' is not available with the Scheduler (it decodes as frames come: "
                         "use \"streaming\", or a Synthesizer)");
-    if (options.segment_chars != 0)
+    if (incremental && options.segment_chars != 0)
         throw Error(ErrorCode::unsupported,
-                    "segment_chars is not available with the Scheduler (a request is one "
-                    "generation there): speak a long text in segments with a Synthesizer");
+                    "segment_chars is not available with incremental text (text that arrives "
+                    "as it is written is spoken as one generation)");
     JobSpec spec;
+    std::vector<std::string> segments = spoken_segments(text, options);
     spec.params = generation_params(*model, options);
-    PromptRequest request = prompt_request(*model, text, options);
+    PromptRequest request = prompt_request(*model, segments[0], options);
     const TtsModel& m = *model->model;
     const backend::ExecContext ctx = scheduler.caller_context();
     if (incremental) {
@@ -101,8 +105,13 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
         spec.incremental_text = true;
         spec.request = request;
     } else {
+        // The first segment's prompt here, so that the options' errors are the caller's; the
+        // later ones are built as their turn comes (one segment's prompt in memory at a time).
         spec.prompt =
             build_prompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
+        spec.request = request;
+        spec.later_segments.assign(std::make_move_iterator(segments.begin() + 1),
+                                   std::make_move_iterator(segments.end()));
     }
     // The voice and the model stay alive while the job may point to them.
     struct Owned {

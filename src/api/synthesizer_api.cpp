@@ -84,7 +84,7 @@ std::vector<int32_t> Synthesizer::generate_codes(
     for (size_t i = 0; i < segments.size() && keep_going; ++i) {
         GenerationStats segment;
         const auto frames = impl_->session.generate(impl_->prompt(segments[i], options),
-                                                    segment_params(params, i), hooks, &segment);
+                                                    params.segment(i), hooks, &segment);
         codes.insert(codes.end(), frames.begin(), frames.end());
         stats += segment;
     }
@@ -109,7 +109,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
             segment = std::move(first);
         } else {
             segment.prompt = impl_->prompt(segments[next], options);
-            segment.params = segment_params(params, next);
+            segment.params = params.segment(next);
         }
         ++next;
         return true;

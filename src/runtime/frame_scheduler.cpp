@@ -27,7 +27,10 @@ struct Job::Engine {
     std::vector<size_t> new_flushes;        // offsets in new_text of flushes
     bool text_finished = false;
     bool cancel = false;
-    bool retired = false;  // on_done has run
+    bool stopped = false;     // a callback asked to stop
+    bool retired = false;     // on_done has run
+    size_t segment = 0;       // of a long text: the one generating
+    GenerationStats earlier;  // the segments before it
 };
 
 Job::Job(std::shared_ptr<FrameSchedulerSignal> signal, uint64_t id, JobSpec spec)
@@ -213,18 +216,7 @@ void FrameScheduler::start(Job& job) {
         }
     }
     if (!e.state) {
-        GenerationHooks hooks;
-        hooks.on_frame = [&job](int64_t f, const int32_t* codes) {
-            Job::Engine& en = *job.engine_;
-            if (job.spec_.on_frame && !job.spec_.on_frame(f, codes)) return false;
-            // The packet is decoded after the step, together with the other requests' ones.
-            if (en.audio) en.audio->push_frame(codes);
-            return !en.audio || en.audio->keep_going();
-        };
-        e.state = std::make_unique<StreamState>(*model_, std::move(spec.prompt), spec.params,
-                                                std::move(hooks), memory_.get());
-        e.state->keep_codes = false;
-        e.state->text_complete = !spec.incremental_text;
+        begin_generation(job, std::move(spec.prompt), spec.params);
         if (spec.codec)
             e.audio =
                 std::make_unique<FrameAudio>(*spec.codec, *memory_, spec.voice, spec.on_audio);
@@ -241,11 +233,53 @@ void FrameScheduler::start(Job& job) {
     }
 }
 
+// The generation state of the job's prompt (of its current segment, for a long text).
+void FrameScheduler::begin_generation(Job& job, Prompt prompt, const GenerationParams& params) {
+    GenerationHooks hooks;
+    hooks.on_frame = [&job](int64_t f, const int32_t* codes) {
+        Job::Engine& en = *job.engine_;
+        if (job.spec_.on_frame && !job.spec_.on_frame(en.earlier.frames + f, codes)) {
+            en.stopped = true;
+            return false;
+        }
+        // The packet is decoded after the step, together with the other requests' ones.
+        if (en.audio) en.audio->push_frame(codes);
+        return !en.audio || en.audio->keep_going();
+    };
+    Job::Engine& e = *job.engine_;
+    e.state = std::make_unique<StreamState>(*model_, std::move(prompt), params, std::move(hooks),
+                                            memory_.get());
+    e.state->keep_codes = false;
+    e.state->text_complete = !job.spec_.incremental_text;
+}
+
+// After a segment's generation ended by itself, the next segment's: its prompt is built here
+// (a few ms: the text's embeddings), run in chunks from the next iteration on, and its frames
+// follow the earlier ones in the job's codec stream. False when the job is done instead (no
+// segment left, or it ended by error or a callback's stop; a cancel is seen before).
+bool FrameScheduler::start_next_segment(Job& job) {
+    Job::Engine& e = *job.engine_;
+    JobSpec& spec = job.spec_;
+    if (e.segment >= spec.later_segments.size() || e.state->error || e.stopped ||
+        (e.audio && !e.audio->keep_going()))
+        return false;
+    spec.request.text = std::move(spec.later_segments[e.segment]);
+    Prompt prompt = build_prompt(exec_, model_->config(), model_->tokenizer(), model_->talker(),
+                                 model_->predictor(), spec.request);
+    e.earlier += e.state->stats;
+    e.state->release_memory(*memory_);
+    e.state.reset();
+    ++e.segment;
+    begin_generation(job, std::move(prompt), spec.params.segment(e.segment));
+    return true;
+}
+
 void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_ptr error) {
     JobResult r;
     Job::Engine& e = *job.engine_;
+    r.generation = e.earlier;
     if (e.state) {
-        r.generation = e.state->stats;
+        r.generation += e.state->stats;
         if (!error && e.state->error) error = e.state->error;
     }
     if (error) status = JobResult::Status::failed;
@@ -405,6 +439,11 @@ void FrameScheduler::run() {
                 finish(*job, JobResult::Status::cancelled);
                 ended.push_back(job);
             } else if (e.state && e.state->finished) {
+                try {
+                    if (start_next_segment(*job)) continue;
+                } catch (...) {
+                    e.state->fail();
+                }
                 if (e.audio && !e.state->error) {
                     try {
                         e.audio->flush();

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct JobSpec {
     // so far; more comes with Job::push_text until Job::finish_text.
     bool incremental_text = false;
     PromptRequest request;
+    // A long text's later segments (SynthesisOptions::segment_chars; not with incremental
+    // text): when a generation ends by itself (end of speech, frame limit), segment i's prompt
+    // is built from `request` with its text and generated with params.segment(i), its frames
+    // going on in the same codec stream, as the Synthesizer does.
+    std::vector<std::string> later_segments;
     std::shared_ptr<const void> keep_alive;   // owner of request.voice and anything it points to
     const VoiceClonePrompt* voice = nullptr;  // for the codec: in-context voices prime it
     GenerationParams params;
@@ -133,6 +139,8 @@ class FrameScheduler {
     bool has_work_locked() const;
     void admit_locked();
     void start(Job& job);
+    void begin_generation(Job& job, Prompt prompt, const GenerationParams& params);
+    bool start_next_segment(Job& job);
     void step_all(const std::vector<std::shared_ptr<Job>>& jobs);
     void decode_due_packets(const std::vector<std::shared_ptr<Job>>& jobs);
     void decode_packets(const std::vector<FrameAudio*>& due,

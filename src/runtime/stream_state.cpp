@@ -24,6 +24,12 @@ void GenerationParams::validate() const {
                         std::to_string(max_new_tokens));
 }
 
+GenerationParams GenerationParams::segment(size_t i) const {
+    GenerationParams p = *this;
+    p.seed = seed + i;
+    return p;
+}
+
 GenerationStats& GenerationStats::operator+=(const GenerationStats& later) {
     prompt_positions += later.prompt_positions;
     frames += later.frames;

@@ -4,6 +4,7 @@
 // the same code (runtime/frame_step.hpp).
 #pragma once
 
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <vector>
@@ -28,6 +29,9 @@ struct GenerationParams {
     // The official defaults of the checkpoint's generation_config.json.
     static GenerationParams defaults(const GenerationDefaults& d);
     void validate() const;
+    // The parameters of segment i of a long text (SynthesisOptions::segment_chars): these,
+    // sampling with seed + i, so that a segment gives alone what it gives in the call.
+    GenerationParams segment(size_t i) const;
 };
 
 struct GenerationHooks {

@@ -82,6 +82,7 @@ void ServerApp::set_model(const Model& model, std::shared_ptr<SpeechService> ser
     l->info = model.info();
     l->speech.info = l->info;
     l->speech.defaults = model.default_options();
+    l->speech.defaults.segment_chars = options_.segment_chars;
     l->speech.max_input_chars = options_.max_input_chars;
     if (!options_.voices_dir.empty()) {
         l->voices = std::make_unique<VoiceStore>(options_.voices_dir);

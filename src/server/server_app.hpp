@@ -25,6 +25,7 @@ struct ApiOptions {
     std::string model_id;           // the id GET /v1/models reports
     std::string voices_dir;         // "" = no voices endpoints (404)
     size_t max_input_chars = 4096;  // input and instructions, in code points
+    int segment_chars = 0;          // the requests' default segment_chars (0: one generation)
     double max_ref_seconds = 60;    // reference clips for cloning
     int retry_after_s = 1;          // Retry-After of a 429
     // WebSocket streams (speech_stream_endpoint.cpp): the longest client message, the longest

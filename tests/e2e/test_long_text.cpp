@@ -3,6 +3,8 @@
 // them, a stop in one segment ends the call, and what cannot take segments says so.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,54 @@ TEST(LongText, AStopInOneSegmentEndsTheCall) {
     EXPECT_EQ(report.generation.frames, 1);  // the first frame is decoded alone
 }
 
+// On the Scheduler (tests/e2e/test_scheduler.cpp has its segments beside other requests): a
+// stop in the first segment ends the request, and a cancel in a later one ends it there.
+TEST(LongText, TheSchedulerStopsAndCancelsACallOfSegments) {
+    const Model model = Model::load(testing::model_dir("tiny-custom_voice"));
+    Scheduler scheduler(model);
+    int seen = 0;
+    RequestCallbacks stop;
+    stop.on_frame = [&](const int32_t*) { return ++seen < 2; };
+    RequestResult r = scheduler.submit(kText, options(model, 30), std::move(stop)).wait();
+    EXPECT_EQ(r.status, RequestResult::Status::completed) << r.error;
+    EXPECT_EQ(seen, 2);
+    EXPECT_EQ(r.report.generation.frames, 2);
+    size_t audio_calls = 0;
+    RequestCallbacks stop_audio;
+    stop_audio.on_audio = [&](const float*, size_t) {
+        ++audio_calls;
+        return false;
+    };
+    r = scheduler.submit(kText, options(model, 30), std::move(stop_audio)).wait();
+    EXPECT_EQ(r.status, RequestResult::Status::completed) << r.error;
+    EXPECT_EQ(audio_calls, 1u);
+    EXPECT_LE(r.report.generation.frames, 2);  // the first frame is decoded after its step
+
+    // Cancelled at the first frame of the second segment: it ends there.
+    Synthesizer synth(model, EngineOptions{1});
+    GenerationReport first;
+    synth.generate_codes(kSegments[0], options(model, 0), {}, &first);
+    ASSERT_GT(first.frames, 0);
+    SpeechRequest request;
+    int64_t frames = 0;
+    std::mutex mu;
+    RequestCallbacks cancel;
+    cancel.on_frame = [&](const int32_t*) {
+        if (++frames == first.frames + 1) {
+            const std::lock_guard<std::mutex> lk(mu);
+            request.cancel();
+        }
+        return true;
+    };
+    {
+        const std::lock_guard<std::mutex> lk(mu);
+        request = scheduler.submit(kText, options(model, 30), std::move(cancel));
+    }
+    r = request.wait();
+    EXPECT_EQ(r.status, RequestResult::Status::cancelled);
+    EXPECT_EQ(r.report.generation.frames, first.frames + 1);
+}
+
 TEST(LongText, WhatTakesNoSegmentsSaysSo) {
     const Model model = Model::load(testing::model_dir("tiny-custom_voice"));
     Synthesizer synth(model, EngineOptions{1});
@@ -90,8 +140,12 @@ TEST(LongText, WhatTakesNoSegmentsSaysSo) {
               std::string::npos);
     Scheduler scheduler(model);
     EXPECT_NE(testing::error_of([&] {
-                  scheduler.submit(kText, options(model, 30));
-              }).find("segment_chars is not available with the Scheduler"),
+                  scheduler.submit(kText, options(model, -1));
+              }).find("segment_chars must be >= 0 (0 = the whole text at once), got -1"),
+              std::string::npos);
+    EXPECT_NE(testing::error_of([&] {
+                  scheduler.submit_incremental(kText, options(model, 30));
+              }).find("segment_chars is not available with incremental text"),
               std::string::npos);
 }
 
@@ -116,11 +170,21 @@ TEST(LongText, CliSegmentsAsTheApiDoes) {
     }
     EXPECT_EQ(read_npy(out).to_i64(), solo);
 
-    r = run_cli(common + "--segment-chars 30 --batch /dev/null --out-dir " +
-                shell_quote(testing::tmp_dir()));
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.output.find("--segment-chars and --batch do not go together"), std::string::npos)
-        << r.output;
+    // --batch: the option as every line's default, a line's own field over it.
+    const std::string dir = testing::tmp_dir() + "/long_text_batch";
+    const std::string lines = dir + ".jsonl";
+    {
+        std::ofstream f(lines);
+        f << R"({"id": "default", "seed": 11, "text": ")" << kText << "\"}\n"
+          << R"({"id": "own", "seed": 11, "segment_chars": 30, "text": ")" << kText << "\"}\n"
+          << R"({"id": "whole", "seed": 11, "segment_chars": 0, "text": ")" << kText << "\"}\n";
+    }
+    r = run_cli(common + "--segment-chars 30 --batch " + shell_quote(lines) + " --out-dir " +
+                shell_quote(dir));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_npy(dir + "/default.npy").to_i64(), solo);
+    EXPECT_EQ(read_npy(dir + "/own.npy").to_i64(), solo);
+    EXPECT_NE(read_npy(dir + "/whole.npy").to_i64(), solo);
     r = run_cli(common + "--segment-chars 30 --text - --incremental --out " + shell_quote(out) +
                 " < /dev/null");
     EXPECT_EQ(r.exit_code, 1);

@@ -141,6 +141,25 @@ TEST(Scheduler, CustomVoiceSampledBatchEqualsSoloRuns) {
     expect_solo_equal(model, cases, {0, 0, 3, 7});
 }
 
+// Long texts in segments (SynthesisOptions::segment_chars): a request's segments follow one
+// another on the scheduler as in a Synthesizer call (segment i seeded seed + i, one codec
+// stream), beside requests joining and leaving, and while others join between its segments.
+TEST(Scheduler, LongTextsInSegmentsEqualTheirSynthesizerCalls) {
+    const Model model = load("tiny-custom_voice");
+    // Three segments by 45 characters: a sentence each.
+    const std::string text = kHello + " " + kFox + " " + kHello;
+    std::vector<Case> cases;
+    const char* speakers[] = {"Ryan", "Vivian", "Serena", "Dylan"};
+    for (int i = 0; i < 4; ++i) {
+        Case c = sampled(model, i % 2 ? kFox : text, 50 + uint64_t(i), 4 + i);
+        c.options.speaker = speakers[i];
+        if (i % 2 == 0) c.options.segment_chars = 45;
+        if (i == 2) c.options.text_layout = "streaming";
+        cases.push_back(c);
+    }
+    expect_solo_equal(model, cases, {0, 2, 3, 6});
+}
+
 // The codec batch waits while a request is prefilling (so that its first audio does not wait
 // for the batch), but a long prompt takes many steps: the running request's held frames are
 // decoded once it holds the most it may (8), and its audio is still its solo audio.
@@ -222,7 +241,13 @@ TEST(Scheduler, BaseVoicesSampledBatchEqualsSoloRuns) {
         if (i == 2) c.options.text_layout = "non-streaming";
         cases.push_back(c);
     }
-    expect_solo_equal(model, cases, {0, 1, 1, 5});
+    // A long text in two segments with the in-context voice: its reference primes the codec
+    // stream once, before the first segment.
+    Case segments = sampled(model, kFox + " " + kHello, 1240, 4);
+    segments.options.voice = in_context;
+    segments.options.segment_chars = 45;
+    cases.push_back(segments);
+    expect_solo_equal(model, cases, {0, 1, 1, 5, 6});
 }
 
 // One frame callback holds the scheduler's thread at a given frame until the test lets it go.

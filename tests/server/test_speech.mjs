@@ -38,6 +38,34 @@ test("pcm equals speak's output byte for byte", async () => {
   assert.ok(got.equals(speak(MODEL, [...speakArgs, "--format", "pcm"])));
 });
 
+// Three sentences: segments of at most 30 characters cut each one off.
+const LONG = "The first sentence is here. A second one follows it. And the third closes.";
+
+test("segment_chars: a long input in segments is speak --segment-chars, byte for byte", async () => {
+  const args = ["--text", LONG, "--speaker", "ryan", "--seed", "7", "--max-frames", "6", "--format", "pcm"];
+  const got = await create({ input: LONG, greedy: false, max_frames: 6, segment_chars: 30, response_format: "pcm" });
+  const want = speak(MODEL, [...args, "--segment-chars", "30"]);
+  assert.ok(got.equals(want), `${got.length} vs ${want.length} bytes`);
+  assert.ok(!got.equals(speak(MODEL, args)), "one generation of the whole text differs");
+  // --segment-chars on the server: every request's default, a request's field over it.
+  const segmented = await Server.start(MODEL, ["--segment-chars", "30"]);
+  try {
+    const post = async (extra) => {
+      const res = await segmented.postJson("/v1/audio/speech", { ...base, input: LONG, greedy: false, max_frames: 6,
+                                                                 response_format: "pcm", ...extra });
+      assert.equal(res.status, 200);
+      return Buffer.from(await res.arrayBuffer());
+    };
+    assert.ok((await post({})).equals(want));
+    assert.ok((await post({ segment_chars: 0 })).equals(speak(MODEL, args)));
+    const bad = await segmented.postJson("/v1/audio/speech", { ...base, segment_chars: -1 });
+    assert.equal(bad.status, 400);
+    assert.match((await bad.json()).error.message, /segment_chars/);
+  } finally {
+    assert.deepEqual(await segmented.stop(), { code: 0, signal: null });
+  }
+});
+
 test("flac, mp3 and opus carry their own headers", async () => {
   assert.equal((await create({ response_format: "flac" })).subarray(0, 4).toString(), "fLaC");
   assert.equal((await create({ response_format: "opus" })).subarray(0, 4).toString(), "OggS");

@@ -309,3 +309,23 @@ test("a client silent for --stream-idle-timeout before input.done gets idle_time
     assert.deepEqual(await quick.stop(), { code: 0, signal: null });
   }
 });
+
+test("a server speaking long inputs in segments (--segment-chars) streams text as one generation", async () => {
+  const want = await ref();
+  const segmented = await Server.start(MODEL, ["--segment-chars", "20"]);
+  try {
+    const ws = new WebSocket(`ws://127.0.0.1:${segmented.port}/v1/audio/speech/stream`);
+    const audio = [];
+    const messages = [];
+    ws.on("message", (d, isBinary) => (isBinary ? audio.push(Buffer.from(d)) : messages.push(JSON.parse(d.toString()))));
+    const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
+    await new Promise((resolve, reject) => { ws.on("open", resolve); ws.on("error", reject); });
+    ws.send(JSON.stringify({ type: "session.config", ...CONFIG }));
+    for (const piece of randomPieces(TEXT, 5)) ws.send(JSON.stringify({ type: "input.text", text: piece }));
+    ws.send(JSON.stringify({ type: "input.done" }));
+    assert.equal(await within(closed, 20000), 1000, JSON.stringify(messages.at(-1)));
+    assert.ok(Buffer.concat(audio).equals(want));
+  } finally {
+    assert.deepEqual(await segmented.stop(), { code: 0, signal: null });
+  }
+});

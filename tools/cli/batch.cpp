@@ -193,6 +193,8 @@ Request parse_request(const BatchLine& line, const Model& model, const Synthesis
             o.talker.repetition_penalty = positive(key, v);
         } else if (key == "max_frames") {
             o.max_frames = int(integer_field(key, v, 1, INT32_MAX));
+        } else if (key == "segment_chars") {
+            o.segment_chars = int(integer_field(key, v, 0, INT32_MAX));
         } else if (key == "format" && audio) {
             r.format = string_field(key, v);
         } else {
@@ -200,7 +202,7 @@ Request parse_request(const BatchLine& line, const Model& model, const Synthesis
                         "unknown field \"" + key +
                             "\" (fields: id, text, speaker, language, instruct, voice, ref_audio, "
                             "ref_text, x_vector_only, text_layout, seed, greedy, temperature, "
-                            "top_k, top_p, repetition_penalty, max_frames" +
+                            "top_k, top_p, repetition_penalty, max_frames, segment_chars" +
                             (audio ? ", format)" : ")"));
         }
     }
@@ -251,10 +253,6 @@ int run_batch(const Args& args, bool audio) {
                             "(see docs/cli.md)");
     if (args.flag("incremental"))
         throw Error(ErrorCode::invalid_argument, "--incremental and --batch do not go together");
-    if (args.has("segment-chars"))
-        throw Error(ErrorCode::invalid_argument,
-                    "--segment-chars and --batch do not go together (a line is one generation; "
-                    "split long texts into lines)");
     if (!args.has("out-dir"))
         throw Error(ErrorCode::invalid_argument, "--batch needs --out-dir DIR");
     const std::string batch_path = args.get("batch");

@@ -40,6 +40,7 @@ int cmd_serve(const Args& args) {
     o.api.model_id = args.get("model", kDefaultModel);
     o.api.voices_dir = args.get("voices-dir");
     o.api.max_input_chars = size_t(args.get_int("max-input-chars", 4096, 1));
+    o.api.segment_chars = args.get_int("segment-chars", 0, 0);
     o.api.stream_idle_timeout_s =
         args.get_int("stream-idle-timeout", o.api.stream_idle_timeout_s, 1);
     o.max_batch = size_t(args.get_int("max-batch", SchedulerOptions().max_batch, 1));

@@ -172,6 +172,9 @@ const OptionSpec kVoicesDir{"voices-dir", "server", "DIR",
                             "no voices endpoints"};
 const OptionSpec kMaxInputChars{"max-input-chars", "server", "N",
                                 "longest input and instructions, in characters", "4096"};
+const OptionSpec kServeSegmentChars{"segment-chars", "server", "N",
+                                    "long inputs: segments of <= N characters (request default)",
+                                    "0: one generation"};
 const OptionSpec kMaxBodyMb{"max-body-mb", "server", "N",
                             "largest request body in MiB (413 beyond)", "32"};
 const OptionSpec kMaxBodyMemoryMb{"max-body-memory-mb", "server", "N",
@@ -295,8 +298,8 @@ const std::vector<CommandSpec>& commands() {
          "",
          false,
          {&kModel, &kPretokenizer, &kQuant, &kNoMmap, &kHost, &kPort, &kApiKey, &kServeMaxBatch,
-          &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kMaxBodyMb, &kMaxBodyMemoryMb,
-          &kStreamIdleTimeout, &kShutdownGrace, &kThreads},
+          &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kServeSegmentChars, &kMaxBodyMb,
+          &kMaxBodyMemoryMb, &kStreamIdleTimeout, &kShutdownGrace, &kThreads},
          cmd_serve,
          "Endpoints, request fields and deployment: docs/serving.md. Logs (one line per\n"
          "request) go to stderr. SIGINT/SIGTERM: running requests finish, then exit 0."},
