@@ -82,8 +82,10 @@ KvCache& KvCache::operator=(KvCache&& o) noexcept {
         k_ = o.k_;
         v_ = o.v_;
         bytes_ = o.bytes_;
+        // The moved-from cache is an empty one (a pool given it keeps nothing).
         o.k_ = o.v_ = nullptr;
         o.bytes_ = 0;
+        o.n_layer_ = o.capacity_ = o.kv_dim_ = o.length_ = 0;
     }
     return *this;
 }

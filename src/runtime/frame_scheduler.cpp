@@ -266,11 +266,13 @@ bool FrameScheduler::start_next_segment(Job& job) {
     spec.request.text = std::move(spec.later_segments[e.segment]);
     Prompt prompt = build_prompt(exec_, model_->config(), model_->tokenizer(), model_->talker(),
                                  model_->predictor(), spec.request);
-    e.earlier += e.state->stats;
+    // Its caches go to the next segment. Should that one's state not be made (no memory), the
+    // ended state stays, without caches, to carry the error and the stats.
+    const GenerationStats ended = e.state->stats;
     e.state->release_memory(*memory_);
-    e.state.reset();
+    begin_generation(job, std::move(prompt), spec.params.segment(e.segment + 1));
+    e.earlier += ended;
     ++e.segment;
-    begin_generation(job, std::move(prompt), spec.params.segment(e.segment));
     return true;
 }
 

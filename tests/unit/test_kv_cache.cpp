@@ -49,6 +49,20 @@ TEST(KvCache, ReservesAndWritesAllPositions) {
     EXPECT_EQ(c.capacity(), 10);
 }
 
+// A moved-from cache is an empty one: a memory pool given it keeps nothing (a pool that kept
+// its size would hand out a cache without memory).
+TEST(KvCache, AMovedFromCacheIsEmpty) {
+    KvCache a(3, 10, 8);
+    a.set_length(4);
+    KvCache b(std::move(a));
+    EXPECT_EQ(b.capacity(), 10);
+    EXPECT_EQ(b.length(), 4);
+    EXPECT_EQ(a.capacity(), 0);  // NOLINT(bugprone-use-after-move): what is tested
+    EXPECT_EQ(a.n_layer(), 0);
+    EXPECT_EQ(a.kv_dim(), 0);
+    EXPECT_EQ(a.length(), 0);
+}
+
 TEST(KvCache, CacheThatCannotBeReservedIsAnErrorNamingItsSize) {
     AddressSpaceLimit limit(64u << 20);
     ASSERT_TRUE(limit.ok());
