@@ -317,16 +317,27 @@ void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_p
     job.done_cv_.notify_all();
 }
 
-// One iteration over the active jobs: start, prefill a chunk, one frame for all that are
-// ready, retire the finished.
+// One iteration over the active jobs: start, prompt chunks, one frame for all that are ready,
+// retire the finished. While some jobs are generating, one prompt chunk per iteration, the
+// first admitted job's: they wait for one chunk per frame however many join at once, and of
+// those joining the first to come is the first to speak. While none is, every joining job's
+// chunk, side by side (nobody waits for them, and they start together).
 void FrameScheduler::step_all(const std::vector<std::shared_ptr<Job>>& jobs) {
     std::vector<StreamState*> ready;
+    const bool generating = std::any_of(jobs.begin(), jobs.end(), [](const auto& job) {
+        const Job::Engine& e = *job->engine_;
+        return !e.cancel && !e.retired && e.state && e.state->steppable();
+    });
+    bool prefilled = false;
     for (const auto& job : jobs) {
         Job::Engine& e = *job->engine_;
         if (e.cancel || e.retired) continue;
         try {
             start(*job);
-            if (e.state && e.state->prefilling()) prefill_step(exec_, *model_, *e.state, scratch_);
+            if (e.state && e.state->prefilling() && !(generating && prefilled)) {
+                prefill_step(exec_, *model_, *e.state, scratch_);
+                prefilled = true;
+            }
         } catch (...) {
             if (e.state)
                 e.state->fail();

@@ -1,10 +1,10 @@
 // Many requests at once on one loaded model (continuous batching): a worker thread owns the
-// step buffers and threads; at every frame boundary it admits waiting requests (their prompt
-// run in chunks between frames), steps every request that is ready as one batch
-// (runtime/frame_step.hpp: weights read once per step for all of them), feeds each request's
-// codec stream its new frame, and retires the requests that ended (end of speech, frame
-// limit, cancel, error). A request's codes and audio equal a solo run's: they do not depend on
-// which requests run beside it (docs/batching.md).
+// step buffers and threads; at every frame boundary it admits waiting requests (their prompts
+// run in chunks between frames, one per frame while others generate), steps every request
+// that is ready as one batch (runtime/frame_step.hpp: weights read once per step for all of
+// them), feeds each request's codec stream its new frame, and retires the requests that ended
+// (end of speech, frame limit, cancel, error). A request's codes and audio equal a solo run's:
+// they do not depend on which requests run beside it (docs/batching.md).
 #pragma once
 
 #include <condition_variable>

@@ -292,6 +292,75 @@ Scheduler::Load settled(const Scheduler& scheduler) {
     return l;
 }
 
+// Requests joining running ones are prefilled one chunk per step, the first admitted first: a
+// running request makes a frame for every chunk, and the joiners start one after the other.
+TEST(Scheduler, JoiningRequestsArePrefilledOneChunkPerStepInTurn) {
+    const Model model = load("tiny-custom_voice");
+    Scheduler scheduler(model, scheduler_options());
+    std::string text;
+    for (int i = 0; i < 8; ++i) text += kFox + " ";
+    Case joining = sampled(model, text, 61, 2);
+    joining.options.speaker = "Vivian";
+    joining.options.text_layout = "non-streaming";  // the whole text in the prompt: 3+ chunks
+    std::mutex mu;
+    int64_t running_frames = 0;
+    std::vector<int64_t> started_at(3, -1);  // the running request's frames at a first frame
+    std::vector<SpeechRequest> joiners(3);
+    RequestCallbacks cb;
+    cb.on_frame = [&](const int32_t*) {
+        const std::lock_guard<std::mutex> lk(mu);
+        if (++running_frames == 2)  // submitted in one step: admitted together
+            for (size_t i = 0; i < joiners.size(); ++i) {
+                RequestCallbacks jcb;
+                jcb.on_frame = [&, i](const int32_t*) {
+                    const std::lock_guard<std::mutex> jlk(mu);
+                    started_at[i] = running_frames;
+                    return false;  // one frame is enough
+                };
+                joiners[i] = scheduler.submit(joining.text, joining.options, std::move(jcb));
+            }
+        return true;
+    };
+    const Case c = long_request(model, 62);
+    SpeechRequest running = scheduler.submit(c.text, c.options, std::move(cb));
+    for (;;) {
+        {
+            const std::lock_guard<std::mutex> lk(mu);
+            if (running_frames >= 2) break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    for (auto& j : joiners) EXPECT_EQ(j.wait().status, RequestResult::Status::completed);
+    running.cancel();
+    running.wait();
+    // Each joiner's prompt takes at least 3 chunks, each a step of the running request.
+    EXPECT_GE(started_at[0], 2 + 3);
+    EXPECT_GE(started_at[1], started_at[0] + 3);
+    EXPECT_GE(started_at[2], started_at[1] + 3);
+
+    // With nobody generating, requests submitted together are prefilled side by side and make
+    // their first frames in one step: none has made a frame before the others start.
+    Scheduler idle(model, scheduler_options());
+    int64_t frames = 0;
+    std::vector<int64_t> frames_before(3, -1);
+    std::vector<SpeechRequest> together(3);
+    {
+        const std::lock_guard<std::mutex> lk(mu);
+        for (size_t i = 0; i < together.size(); ++i) {
+            RequestCallbacks tcb;
+            tcb.on_frame = [&, i](const int32_t*) {
+                const std::lock_guard<std::mutex> tlk(mu);
+                if (frames_before[i] < 0) frames_before[i] = frames;
+                ++frames;
+                return true;
+            };
+            together[i] = idle.submit(joining.text, joining.options, std::move(tcb));
+        }
+    }
+    for (auto& t : together) EXPECT_EQ(t.wait().status, RequestResult::Status::completed);
+    EXPECT_EQ(frames_before, (std::vector<int64_t>{0, 1, 2}));
+}
+
 TEST(Scheduler, CancelFromAnotherThreadEndsTheRequestAtTheNextFrameAndFreesIt) {
     const Model model = load("tiny-custom_voice");
     Scheduler scheduler(model, scheduler_options());
