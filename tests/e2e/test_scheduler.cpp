@@ -338,14 +338,16 @@ TEST(Scheduler, JoiningRequestsArePrefilledOneChunkPerStepInTurn) {
     EXPECT_GE(started_at[1], started_at[0] + 3);
     EXPECT_GE(started_at[2], started_at[1] + 3);
 
-    // With nobody generating, requests submitted together are prefilled side by side and make
-    // their first frames in one step: none has made a frame before the others start.
+    // With nobody generating, requests admitted together are prefilled side by side and make
+    // their first frames in one step: none has made a frame before the others start. (They
+    // are submitted as the one request before them ends, on the scheduler's thread: admitted
+    // at its next iteration, all three.)
     Scheduler idle(model, scheduler_options());
     int64_t frames = 0;
     std::vector<int64_t> frames_before(3, -1);
     std::vector<SpeechRequest> together(3);
-    {
-        const std::lock_guard<std::mutex> lk(mu);
+    RequestCallbacks before;
+    before.on_done = [&](const RequestResult&) {
         for (size_t i = 0; i < together.size(); ++i) {
             RequestCallbacks tcb;
             tcb.on_frame = [&, i](const int32_t*) {
@@ -356,7 +358,11 @@ TEST(Scheduler, JoiningRequestsArePrefilledOneChunkPerStepInTurn) {
             };
             together[i] = idle.submit(joining.text, joining.options, std::move(tcb));
         }
-    }
+    };
+    Case one = sampled(model, kHello, 63, 1);
+    one.options.speaker = "Ryan";
+    EXPECT_EQ(idle.submit(one.text, one.options, std::move(before)).wait().status,
+              RequestResult::Status::completed);
     for (auto& t : together) EXPECT_EQ(t.wait().status, RequestResult::Status::completed);
     EXPECT_EQ(frames_before, (std::vector<int64_t>{0, 1, 2}));
 }
