@@ -7,6 +7,7 @@
 #include <string>
 
 #include "audio/time_stretch.hpp"
+#include "core/strings.hpp"
 #include "server/api_error.hpp"
 #include "server/speech_request.hpp"
 
@@ -34,10 +35,8 @@ ModelInfo model_info(int type) {
 
 // What a parsed request must hold, whatever the body was.
 void check(const SpeechRequest& r, const SpeechContext& c, bool text_required) {
-    size_t code_points = 0;
-    for (unsigned char ch : r.job.text) code_points += (ch & 0xC0) != 0x80;
     if (text_required && r.job.text.empty()) __builtin_trap();
-    if (code_points > c.max_input_chars) __builtin_trap();
+    if (qwen3tts::utf8_code_points(r.job.text) > c.max_input_chars) __builtin_trap();
     if (!(r.speed >= qwen3tts::kMinSpeed && r.speed <= qwen3tts::kMaxSpeed)) __builtin_trap();
     if (c.info.type == "custom_voice" && r.job.options.speaker.empty()) __builtin_trap();
     if (c.info.type != "base" && (!r.ref_audio.empty() || !r.clone.ref_text.empty()))

@@ -7,16 +7,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 #include "text/text_segments.hpp"
 #include "text/unicode.hpp"
 
 namespace {
-
-size_t code_points(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
 
 // Whether `part` is `whole` with some bytes left out (in order).
 bool subsequence(const std::string& part, const std::string& whole) {
@@ -45,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     std::string joined;
     for (const std::string& p : pieces) {
-        if (p.empty() || code_points(p) > limit) __builtin_trap();
+        if (p.empty() || qwen3tts::utf8_code_points(p) > limit) __builtin_trap();
         qwen3tts::check_utf8(p,
                              "piece");  // throws (and the fuzzer reports it) if cut mid-character
         joined += p;

@@ -15,4 +15,10 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
     return out;
 }
 
+size_t utf8_code_points(const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
 }  // namespace qwen3tts

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "audio/time_stretch.hpp"
+#include "core/strings.hpp"
 #include "server/api_error.hpp"
 
 namespace qwen3tts::server {
@@ -14,17 +15,6 @@ namespace qwen3tts::server {
 namespace {
 
 using json = nlohmann::json;
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-size_t code_points(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
 
 const char* type_name(const json& v) {
     return v.is_string()    ? "a string"
@@ -135,9 +125,9 @@ std::string checked_text(Body& b, const std::string& key, const SpeechContext& c
     if (required && !b.has(key)) bad(key, "is required");
     const std::string s = b.string(key, "");
     if (required && s.empty()) bad(key, "must not be empty");
-    if (code_points(s) > c.max_input_chars)
+    if (utf8_code_points(s) > c.max_input_chars)
         throw ApiError(400,
-                       key + ": is " + std::to_string(code_points(s)) +
+                       key + ": is " + std::to_string(utf8_code_points(s)) +
                            " characters long; the limit is " + std::to_string(c.max_input_chars),
                        key, "string_above_max_length");
     return s;
@@ -150,13 +140,13 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 void parse_language(Body& b, const SpeechContext& c, SynthesisOptions& o) {
-    const std::string lang = lower(b.string("language", o.language));
+    const std::string lang = ascii_lower(b.string("language", o.language));
     if (lang == "auto") {
         o.language = lang;
         return;
     }
     for (size_t i = 0; i < c.info.languages.size(); ++i)
-        if (lang == lower(c.info.languages[i]) ||
+        if (lang == ascii_lower(c.info.languages[i]) ||
             (i < c.info.language_codes.size() && lang == c.info.language_codes[i] &&
              !lang.empty())) {
             o.language = c.info.languages[i];
@@ -199,7 +189,7 @@ void parse_voice(Body& b, const SpeechContext& c, SpeechRequest& r) {
     if (type == "custom_voice") {
         if (voice.empty()) bad("voice", "is required: one of " + join(c.info.speakers));
         for (const auto& s : c.info.speakers)
-            if (lower(voice) == lower(s)) {
+            if (ascii_lower(voice) == ascii_lower(s)) {
                 o.speaker = s;
                 return;
             }

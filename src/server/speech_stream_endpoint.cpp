@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/strings.hpp"
 #include "server/api_error.hpp"
 #include "server/server_app.hpp"
 #include "server/speech_audio_writer.hpp"
@@ -20,12 +21,6 @@ constexpr int kClosePolicy = 1008;
 constexpr int kCloseTooBig = 1009;
 constexpr int kCloseServerError = 1011;
 constexpr int kCloseTryAgainLater = 1013;
-
-size_t code_points(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
 
 // One session. The handler events (on_open ... on_closed) come one at a time on handler
 // threads; the audio and the outcome come on the scheduler's thread. mutex_ orders what the
@@ -106,7 +101,7 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
         if (text_done_)
             throw ApiError(400, "no message may follow input.done", "type", "text_finished");
         if (m.type == T::text) {
-            chars_ += code_points(m.text);
+            chars_ += utf8_code_points(m.text);
             if (chars_ > loaded_->speech.max_input_chars)
                 throw ApiError(400,
                                "text: the stream's text is " + std::to_string(chars_) +
