@@ -1,7 +1,9 @@
 // Memory for arrays written once at load (quantized weights): uninitialized (no value-
-// initialising pass), and from 2 MiB up aligned to 2 MiB and advised for transparent huge
-// pages, so filling it faults once per 2 MiB rather than every 4 KiB page (zeroing and faulting
-// took most of a quantized load's time).
+// initialising pass) and advised for transparent huge pages, so filling it faults once per
+// 2 MiB rather than every 4 KiB page (zeroing and faulting took most of a quantized load's
+// time) and reading it every frame walks one TLB entry per 2 MiB. Buffers up to 8 MiB are
+// packed into shared 2 MiB-aligned slabs (64-byte aligned each); larger ones are aligned to
+// 2 MiB, their last partial huge page left to 4 KiB pages.
 // Move-only; elements are trivially copyable types.
 #pragma once
 
