@@ -125,6 +125,7 @@ void DecoderStack::forward(const ExecContext& ctx, float* x, const Segment* segs
                         "context length " + std::to_string(pos0 + segs[i].n) +
                             " exceeds the reserved " + std::to_string(cache.capacity()) +
                             " positions");
+        segs[i].cache->make_resident(pos0 + segs[i].n);
         rope_.tables(pos0, segs[i].n, sc.rope_cos.data() + n * (hd / 2),
                      sc.rope_sin.data() + n * (hd / 2));
         n += segs[i].n;

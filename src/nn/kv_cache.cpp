@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/huge_buffer.hpp"
 
 namespace qwen3tts {
 
@@ -43,8 +44,22 @@ KvCache::KvCache(int64_t n_layer, int64_t capacity, int64_t kv_dim)
     v_ = k_ + bytes_ / sizeof(float);
 }
 
+void KvCache::make_resident(int64_t end) {
+    constexpr int64_t kAhead = 16;  // positions made resident beyond `end`
+    if (end <= resident_ || !k_) return;
+    const int64_t to = std::min(capacity_, end + kAhead);
+    const size_t layer_floats = size_t(capacity_ * kv_dim_);
+    const size_t bytes = size_t((to - resident_) * kv_dim_) * sizeof(float);
+    for (float* base : {k_, v_})
+        for (int64_t l = 0; l < n_layer_; ++l)
+            detail::populate_for_write(
+                base + size_t(l) * layer_floats + size_t(resident_ * kv_dim_), bytes);
+    resident_ = to;  // also when populating is not supported: the writes then fault as before
+}
+
 void KvCache::release_pages_from(int64_t keep) {
     length_ = 0;
+    resident_ = std::min(resident_, std::max<int64_t>(keep, 0));
     if (!k_) return;
     const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
     const size_t layer_floats = size_t(capacity_ * kv_dim_);
@@ -79,13 +94,14 @@ KvCache& KvCache::operator=(KvCache&& o) noexcept {
         capacity_ = o.capacity_;
         kv_dim_ = o.kv_dim_;
         length_ = o.length_;
+        resident_ = o.resident_;
         k_ = o.k_;
         v_ = o.v_;
         bytes_ = o.bytes_;
         // The moved-from cache is an empty one (a pool given it keeps nothing).
         o.k_ = o.v_ = nullptr;
         o.bytes_ = 0;
-        o.n_layer_ = o.capacity_ = o.kv_dim_ = o.length_ = 0;
+        o.n_layer_ = o.capacity_ = o.kv_dim_ = o.length_ = o.resident_ = 0;
     }
     return *this;
 }

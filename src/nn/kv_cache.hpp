@@ -28,6 +28,11 @@ class KvCache {
     int64_t length() const { return length_; }  // positions filled so far
     void set_length(int64_t n) { length_ = n; }
     void reset() { length_ = 0; }
+    // Makes the pages of positions up to `end` (and a few beyond) resident before they are
+    // written, a run of positions per call rather than a page fault per position and layer:
+    // a fault costs ~12 µs on this project's VMs, a page populated by madvise ~0.7 µs, and a
+    // talker step of the 0.6B writes a new 4 KiB page per layer for keys and for values.
+    void make_resident(int64_t end);
     // Empties the cache and gives the pages of positions >= `keep` back to the system (they
     // read as zeros and become resident again when written): a kept cache holds on to the
     // memory of its first `keep` positions only.
@@ -36,6 +41,7 @@ class KvCache {
   private:
     void release();
     int64_t n_layer_ = 0, capacity_ = 0, kv_dim_ = 0, length_ = 0;
+    int64_t resident_ = 0;  // positions below it were made resident
     float* k_ = nullptr;
     float* v_ = nullptr;
     size_t bytes_ = 0;

@@ -1,6 +1,7 @@
 // KV cache reservation: a cache that does not fit is an Error at the request's start naming the
 // bytes and the cache, never a crash or a kill in the middle of the stream.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include <fstream>
@@ -61,6 +62,43 @@ TEST(KvCache, AMovedFromCacheIsEmpty) {
     EXPECT_EQ(a.n_layer(), 0);
     EXPECT_EQ(a.kv_dim(), 0);
     EXPECT_EQ(a.length(), 0);
+}
+
+// Positions are made resident ahead of their writes, 16 beyond what is asked, in every
+// layer's keys and values, and again after the pages were given back.
+TEST(KvCache, MakesThePagesOfComingPositionsResident) {
+    const int64_t layers = 3, capacity = 100, kv_dim = 1024;  // a position is one 4 KiB page
+    KvCache c(layers, capacity, kv_dim);
+    auto resident = [&](float* at) {
+        unsigned char r = 0;
+        EXPECT_EQ(mincore(at, 4096, &r), 0);
+        return (r & 1) != 0;
+    };
+    auto check = [&](int64_t up_to) {  // positions < up_to resident, the rest not
+        for (int64_t l = 0; l < layers; ++l)
+            for (int64_t p = 0; p < capacity; ++p) {
+                ASSERT_EQ(resident(c.keys(l) + p * kv_dim), p < up_to) << l << " " << p;
+                ASSERT_EQ(resident(c.values(l) + p * kv_dim), p < up_to) << l << " " << p;
+            }
+    };
+    void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(probe, MAP_FAILED);
+    const bool populates = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+    munmap(probe, 4096);
+    if (!populates) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE";
+    check(0);
+    c.make_resident(3);
+    check(3 + 16);
+    c.make_resident(19);  // already resident: nothing more
+    check(19);
+    c.make_resident(20);
+    check(36);
+    c.make_resident(95);
+    check(capacity);
+    c.release_pages_from(10);
+    check(10);
+    c.make_resident(12);
+    check(28);
 }
 
 TEST(KvCache, CacheThatCannotBeReservedIsAnErrorNamingItsSize) {
