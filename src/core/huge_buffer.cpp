@@ -19,7 +19,11 @@ constexpr size_t kHugePage = size_t(2) << 20;
 // part, and reading the weights every frame through 4 KiB pages costs a TLB walk per page
 // (nested paging on this project's VMs): measured 12 % of a q4 talker frame.
 constexpr size_t kSlab = size_t(32) << 20;
+#if QWEN3TTS_HUGE_BUFFER_SLABS
 constexpr size_t kSlabbed = size_t(8) << 20;
+#else
+constexpr size_t kSlabbed = 0;  // under AddressSanitizer: each buffer its own, with red zones
+#endif
 
 void* checked(void* p, size_t bytes) {
     if (!p) throw Error(ErrorCode::internal, "out of memory (" + std::to_string(bytes) + " bytes)");
@@ -100,10 +104,11 @@ void* huge_buffer_allocate(size_t bytes) {
     // posix_memalign, not aligned_alloc: the size need not be a multiple of the alignment (a
     // whole number of huge pages would make the tail resident for nothing).
     void* p = nullptr;
-    if (::posix_memalign(&p, kHugePage, rounded) != 0) p = nullptr;
+    const bool huge = bytes >= kHugePage;
+    if (::posix_memalign(&p, huge ? kHugePage : 64, rounded) != 0) p = nullptr;
     checked(p, bytes);
     // Advice only: without transparent huge pages the buffer still works, with 4 KiB pages.
-    ::madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
+    if (huge) ::madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
     return p;
 }
 

@@ -7,6 +7,19 @@
 // Move-only; elements are trivially copyable types.
 #pragma once
 
+// Under AddressSanitizer every buffer is allocated by itself, so that reads past its end are
+// caught (a slab has no red zones between its buffers).
+#if defined(__SANITIZE_ADDRESS__)
+#define QWEN3TTS_HUGE_BUFFER_SLABS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QWEN3TTS_HUGE_BUFFER_SLABS 0
+#endif
+#endif
+#ifndef QWEN3TTS_HUGE_BUFFER_SLABS
+#define QWEN3TTS_HUGE_BUFFER_SLABS 1
+#endif
+
 #include <cstddef>
 #include <memory>
 #include <type_traits>
