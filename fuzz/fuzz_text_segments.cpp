@@ -1,7 +1,10 @@
 // Long texts cut into segments (text/text_segments.hpp): the first byte is the limit in
 // characters (1-256), the rest the text. Invalid UTF-8 must be an Error; otherwise every piece
 // is non-empty, within the limit and valid UTF-8, and the pieces are pieces of the text, in
-// order (tests/unit/test_text_segments.cpp checks that only whitespace is dropped).
+// order (tests/unit/test_text_segments.cpp checks that only whitespace is dropped). The text
+// pushed to a TextSegmenter in pieces of 0-7 bytes (sizes drawn from the text itself) must give
+// the same segments, and the same error.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,5 +49,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         joined += p;
     }
     if (!subsequence(joined, text)) __builtin_trap();
+
+    qwen3tts::TextSegmenter segmenter(limit);
+    std::vector<std::string> pushed;
+    uint32_t draw = 2166136261u;
+    for (size_t at = 0; at < text.size();) {
+        draw = (draw ^ uint8_t(text[at])) * 16777619u;
+        const size_t n = std::min<size_t>(text.size() - at, draw % 8);
+        segmenter.push(text.substr(at, n));  // valid text: throws nothing
+        at += n;
+        pushed.resize(segmenter.segments());
+        for (size_t i = 0; i < pushed.size(); ++i) pushed[i] += segmenter.take(i);
+    }
+    segmenter.finish();
+    pushed.resize(segmenter.segments());
+    for (size_t i = 0; i < pushed.size(); ++i) pushed[i] += segmenter.take(i);
+    if (pushed != pieces) __builtin_trap();
     return 0;
 }

@@ -1,7 +1,10 @@
 // Long texts cut into segments (text/text_segments.hpp): where the cuts fall, and what every
-// cut keeps (each piece within the limit, nothing but whitespace lost, valid UTF-8).
+// cut keeps (each piece within the limit, nothing but whitespace lost, valid UTF-8); the same
+// segments for text that arrives in pieces (TextSegmenter), whatever the cutting, and how early
+// their text goes out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +136,110 @@ TEST(TextSegments, InvalidInputIsAnError) {
         EXPECT_STREQ(e.what(), "text: invalid UTF-8 at byte offset 4 (byte 0xff)");
     }
     EXPECT_THROW(split_text_segments("text", 0), Error);
+}
+
+// Texts of every kind of cut: sentence ends with closers, clause marks, full-width marks, line
+// breaks, no-break spaces, runs of spaces, 2-4 byte characters.
+std::string random_text(std::mt19937& rng) {
+    const std::vector<std::string> atoms = {
+        "alpha",       "beta,", "gamma.", "delta!", "长城", "。", "，", "é",   "🙂",
+        "\"quoted.\"", "x",     "Dr.",    "1.5",    "…",    ")",  "”",  ";",   "\u00A0",
+        "\t",          "  ",    "\n",     "\n\n",   "？",   "»",  ":",  "word"};
+    std::string text;
+    const int n = int(rng() % 50);
+    for (int i = 0; i < n; ++i) {
+        text += atoms[rng() % atoms.size()];
+        if (rng() % 3 != 0) text += ' ';
+    }
+    return text;
+}
+
+// Feeds `text` to a segmenter in random pushes (cutting characters too), taking the segments'
+// text at random moments; the segments at the end.
+Pieces pushed(const std::string& text, size_t limit, std::mt19937& rng) {
+    TextSegmenter segmenter(limit);
+    Pieces got;
+    auto take = [&] {
+        got.resize(segmenter.segments());
+        for (size_t i = 0; i < got.size(); ++i) got[i] += segmenter.take(i);
+    };
+    for (size_t at = 0; at < text.size();) {
+        const size_t n = std::min(text.size() - at, size_t(rng() % 7));
+        segmenter.push(text.substr(at, n));
+        at += n;
+        if (rng() % 2 == 0) take();
+    }
+    segmenter.finish();
+    take();
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(segmenter.closed(i)) << i;
+    return got;
+}
+
+TEST(TextSegmenter, AnyCuttingGivesTheSegmentsOfTheWholeText) {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 3000; ++trial) {
+        const std::string text = random_text(rng);
+        const size_t limit = 1 + rng() % 40;
+        ASSERT_EQ(pushed(text, limit, rng), split_text_segments(text, limit))
+            << "[" << text << "] limit " << limit;
+    }
+}
+
+TEST(TextSegmenter, AFlushEndsAPart) {
+    std::mt19937 rng(12);
+    for (int trial = 0; trial < 1000; ++trial) {
+        const size_t limit = 1 + rng() % 40;
+        TextSegmenter segmenter(limit);
+        Pieces expected;
+        for (int part = 0; part < 3; ++part) {
+            const std::string text = random_text(rng);
+            for (const std::string& p : split_text_segments(text, limit)) expected.push_back(p);
+            segmenter.push(text);
+            segmenter.flush();
+        }
+        segmenter.finish();
+        Pieces got;
+        for (size_t i = 0; i < segmenter.segments(); ++i) got.push_back(segmenter.take(i));
+        ASSERT_EQ(got, expected);
+    }
+}
+
+// Text goes out as soon as no later text can move it: up to the last sentence end past a
+// third of the limit, else up to that third; a segment closes once limit + 1 characters are
+// there.
+TEST(TextSegmenter, TextGoesOutAsSoonAsItsSegmentIsCertain) {
+    TextSegmenter s(30);  // a third: 10
+    s.push("Hi. Hello there");
+    EXPECT_EQ(s.take(0), "Hi. Hello");  // "Hi." ends before the third: not a cut
+    s.push(". And");
+    EXPECT_EQ(s.take(0), " there.");  // a cut cannot come before this sentence end
+    EXPECT_FALSE(s.closed(0));
+    s.push(" more words here, still");  // 31 characters past "Hi.": the cut is certain
+    EXPECT_TRUE(s.closed(0));
+    EXPECT_EQ(s.take(0), "");
+    ASSERT_EQ(s.segments(), 2u);
+    EXPECT_EQ(s.take(1), "And more w");
+    s.push(" \n");
+    EXPECT_EQ(s.take(1), "ords here, still");  // a line break ends a sentence
+    s.finish();
+    EXPECT_TRUE(s.closed(1));
+    EXPECT_EQ(s.take(1), "");  // the spaces at the end are dropped
+}
+
+TEST(TextSegmenter, InvalidUtf8IsAnErrorAtItsOffsetInTheWholeText) {
+    TextSegmenter s(10);
+    s.push("abc \xE6\x97");  // a character cut by the push waits
+    s.push("\xA5 d");
+    try {
+        s.push("e\xff");
+        ADD_FAILURE() << "invalid UTF-8 accepted";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "text: invalid UTF-8 at byte offset 10 (byte 0xff)");
+    }
+    TextSegmenter cut(10);
+    cut.push("ab\xE6\x97");
+    EXPECT_THROW(cut.finish(), Error);  // a character cut at the end
+    EXPECT_THROW(TextSegmenter(0), Error);
 }
 
 }  // namespace
