@@ -199,7 +199,7 @@ typedef struct qwen3tts_options {
     const char* codec_decode; /* NULL = "streaming", or "official-chunked" */
     int segment_chars;        /* > 0: long text spoken in segments of at most this many characters,
                                * cut at sentence ends (SynthesisOptions::segment_chars); 0 = one
-                               * generation. Not with incremental text. */
+                               * generation. Incremental text is cut as it arrives. */
 } qwen3tts_options;
 
 /* Writes struct_size and the defaults of the model's generation_config.json into the first

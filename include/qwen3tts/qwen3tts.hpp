@@ -141,7 +141,9 @@ struct SynthesisOptions {
     // memory and the cost of a frame stay bounded for a text of any length. 0 (default): the
     // whole text in one generation, as the official code does (up to max_frames, ~11 minutes).
     // A Scheduler gives the same codes and audio (a request's next segment is prefilled while
-    // the others go on); incremental text (submit_incremental) refuses it.
+    // the others go on). Incremental text (submit_incremental) is cut as it arrives into the
+    // segments of the whole text; a segment's text is spoken once its cut is certain (a
+    // sentence end past a third of the limit, or limit + 1 characters).
     int segment_chars = 0;
     // "streaming" (default): exact incremental codec decode, audio per frame as it is made;
     // "official-chunked": the official chunked_decode(300, 25) after generation (parity with
@@ -287,6 +289,8 @@ class QWEN3TTS_API SpeechRequest {
     // the next characters show where it ends. The text after it is tokenised on its own, so
     // the codes equal those of the whole text only when the cut is where a piece of the
     // tokenizer ends anyway (after a space following punctuation, say); docs/streaming_text.md.
+    // With segment_chars, a flush ends the segment there: the segments are those of the text
+    // before it, then those of the text after it.
     void flush_text();
     // Blocks until on_done has returned.
     RequestResult wait();
@@ -314,7 +318,8 @@ class QWEN3TTS_API Scheduler {
     // Streaming text input: `text` is the beginning (may be empty), more comes with
     // SpeechRequest::push_text until finish_text. The text is laid out as the official
     // streaming layout ("auto" means "streaming" here), and the codes equal those of submit()
-    // with the whole text and text_layout "streaming", however the text was cut into pieces.
+    // with the whole text and text_layout "streaming", however the text was cut into pieces
+    // (with segment_chars too: each segment is a streaming-layout generation of its own).
     SpeechRequest submit_incremental(const std::string& text, const SynthesisOptions& options,
                                      RequestCallbacks callbacks = {});
 

@@ -1,6 +1,6 @@
 """The Scheduler: requests run together give the audio of generate_custom_voice alone (same
-seed), incremental text equals the whole text in the streaming layout, cancel ends a request,
-and a full queue raises BusyError."""
+seed), incremental text equals the whole text in the streaming layout (in segments too),
+cancel ends a request, and a full queue raises BusyError."""
 
 import unittest
 
@@ -65,6 +65,21 @@ class SchedulerTest(unittest.TestCase):
             FOX, "ryan", non_streaming_mode=False, seed=5, max_new_tokens=9
         )
         np.testing.assert_array_equal(pieces.audio, wavs[0])
+
+    def test_incremental_text_in_segments_equals_the_whole_text_in_segments(self):
+        text = "The first sentence is here. A second one follows it."
+        kw = dict(language="English", seed=9, max_new_tokens=6, segment_chars=30)
+        with qwen3tts.Scheduler(self.model) as s:
+            r = s.submit("The first sen", speaker="ryan", incremental=True, **kw)
+            for piece in ["tence is here. A sec", "ond one follows it."]:
+                r.push_text(piece)
+            r.finish_text()
+            res = r.wait()
+        wavs, _ = self.model.generate_custom_voice(
+            text, "ryan", non_streaming_mode=False, **kw
+        )
+        self.assertEqual(res.status, "completed")
+        np.testing.assert_array_equal(res.audio, wavs[0])
 
     def test_flush_at_a_sentence_end_keeps_the_whole_text_audio(self):
         text = "Hello there. The quick brown fox."

@@ -75,13 +75,18 @@ GenerationReport generation_report(const GenerationStats& s, uint64_t seed) {
     return r;
 }
 
-std::vector<std::string> spoken_segments(const std::string& text, const SynthesisOptions& o) {
+size_t segment_chars(const SynthesisOptions& o) {
     if (o.segment_chars < 0)
         throw Error(ErrorCode::invalid_argument,
                     "segment_chars must be >= 0 (0 = the whole text at once), got " +
                         std::to_string(o.segment_chars));
-    if (o.segment_chars == 0) return {text};
-    std::vector<std::string> segments = split_text_segments(text, size_t(o.segment_chars));
+    return size_t(o.segment_chars);
+}
+
+std::vector<std::string> spoken_segments(const std::string& text, const SynthesisOptions& o) {
+    const size_t max_chars = segment_chars(o);
+    if (max_chars == 0) return {text};
+    std::vector<std::string> segments = split_text_segments(text, max_chars);
     // Whitespace only: the prompt of the text itself says what is wrong with it.
     if (segments.empty()) segments.push_back(text);
     return segments;

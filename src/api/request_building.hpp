@@ -22,6 +22,9 @@ GenerationParams generation_params(const Model::Impl& model, const SynthesisOpti
 
 GenerationReport generation_report(const GenerationStats& stats, uint64_t seed);
 
+// options.segment_chars, checked (0: the whole text at once).
+size_t segment_chars(const SynthesisOptions& options);
+
 // The texts a call speaks one after the other: `text`, or its segments when
 // options.segment_chars > 0 (text/text_segments.hpp).
 std::vector<std::string> spoken_segments(const std::string& text, const SynthesisOptions& options);

@@ -10,6 +10,7 @@
 #include "api/voice_impl.hpp"
 #include "core/error.hpp"
 #include "runtime/frame_scheduler.hpp"
+#include "text/text_segments.hpp"
 
 namespace qwen3tts {
 
@@ -87,12 +88,10 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
                     "codec decode '" + options.codec_decode +
                         "' is not available with the Scheduler (it decodes as frames come: "
                         "use \"streaming\", or a Synthesizer)");
-    if (incremental && options.segment_chars != 0)
-        throw Error(ErrorCode::unsupported,
-                    "segment_chars is not available with incremental text (text that arrives "
-                    "as it is written is spoken as one generation)");
     JobSpec spec;
-    std::vector<std::string> segments = spoken_segments(text, options);
+    // Incremental text in segments is cut as it arrives, on the scheduler's thread.
+    const std::vector<std::string> segments =
+        incremental ? std::vector<std::string>{text} : spoken_segments(text, options);
     spec.params = generation_params(*model, options);
     PromptRequest request = prompt_request(*model, segments[0], options);
     const TtsModel& m = *model->model;
@@ -101,7 +100,15 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
         if (request.layout == TextLayout::automatic) request.layout = TextLayout::streaming;
         // The options and the text so far are checked now (an unknown speaker is the
         // caller's error, not a failure later on).
-        StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
+        spec.incremental_segment_chars = segment_chars(options);
+        if (spec.incremental_segment_chars > 0) {
+            TextSegmenter(spec.incremental_segment_chars).push(text);
+            PromptRequest voice_only = request;
+            voice_only.text.clear();
+            StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), voice_only);
+        } else {
+            StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
+        }
         spec.incremental_text = true;
         spec.request = request;
     } else {

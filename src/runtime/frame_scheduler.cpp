@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/thread_pool.hpp"
+#include "text/text_segments.hpp"
 
 namespace qwen3tts {
 
@@ -22,9 +23,10 @@ double ms_between(std::chrono::steady_clock::time_point a,
 struct Job::Engine {
     std::unique_ptr<StreamState> state;
     std::unique_ptr<FrameAudio> audio;
-    std::unique_ptr<StreamingPrompt> text;  // incremental text: its prompt, built as it comes
-    std::string new_text;                   // received, not yet pushed to `text`
-    std::vector<size_t> new_flushes;        // offsets in new_text of flushes
+    std::unique_ptr<StreamingPrompt> text;    // incremental text: its prompt, built as it comes
+    std::unique_ptr<TextSegmenter> segments;  // incremental text in segments: the cutting
+    std::string new_text;                     // received, not yet pushed to `text`
+    std::vector<size_t> new_flushes;          // offsets in new_text of flushes
     bool text_finished = false;
     bool cancel = false;
     bool stopped = false;     // a callback asked to stop
@@ -195,29 +197,26 @@ void FrameScheduler::start(Job& job) {
     Job::Engine& e = *job.engine_;
     JobSpec& spec = job.spec_;
     if (spec.incremental_text) {
-        if (!e.text)
+        if (!e.text) {
+            if (spec.incremental_segment_chars > 0) {  // the text so far goes to the cutting
+                e.segments = std::make_unique<TextSegmenter>(spec.incremental_segment_chars);
+                e.segments->push(spec.request.text);
+                spec.request.text.clear();
+            }
             e.text = std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
                                                        model_->talker(), model_->predictor(),
                                                        spec.request);
-        size_t pushed = 0;
-        for (size_t at : e.new_flushes) {
-            e.text->push_text(std::string_view(e.new_text).substr(pushed, at - pushed));
-            e.text->flush_text();
-            pushed = at;
         }
-        if (pushed < e.new_text.size())
-            e.text->push_text(std::string_view(e.new_text).substr(pushed));
-        e.new_text.clear();
-        e.new_flushes.clear();
-        if (e.text_finished && !e.text->text_finished()) e.text->finish_text();
+        take_text(e);
         if (!e.state) {
             if (!e.text->ready_for_prefill()) return;
             spec.prompt = e.text->take_prefill();
         }
     }
     if (!e.state) {
-        begin_generation(job, std::move(spec.prompt), spec.params);
-        if (spec.codec)
+        begin_generation(job, std::move(spec.prompt),
+                         e.segments ? spec.params.segment(e.segment) : spec.params);
+        if (spec.codec && !e.audio)
             e.audio =
                 std::make_unique<FrameAudio>(*spec.codec, *memory_, spec.voice, spec.on_audio);
     }
@@ -231,6 +230,34 @@ void FrameScheduler::start(Job& job) {
         }
         e.state->text_complete = e.text->text_finished();
     }
+}
+
+// Hands the text received since the last step to the job's streaming prompt: all of it, or in
+// segments what the cutting gives the current segment (its end finishes the prompt's text).
+void FrameScheduler::take_text(Job::Engine& e) {
+    auto each_part = [&](auto&& push, auto&& flush) {
+        size_t pushed = 0;
+        for (size_t at : e.new_flushes) {
+            push(std::string_view(e.new_text).substr(pushed, at - pushed));
+            flush();
+            pushed = at;
+        }
+        if (pushed < e.new_text.size()) push(std::string_view(e.new_text).substr(pushed));
+        e.new_text.clear();
+        e.new_flushes.clear();
+    };
+    if (!e.segments) {
+        each_part([&](std::string_view t) { e.text->push_text(t); }, [&] { e.text->flush_text(); });
+        if (e.text_finished && !e.text->text_finished()) e.text->finish_text();
+        return;
+    }
+    TextSegmenter& cut = *e.segments;
+    each_part([&](std::string_view t) { cut.push(t); }, [&] { cut.flush(); });
+    if (e.text_finished) cut.finish();
+    if (e.text->text_finished()) return;
+    e.text->push_text(cut.take(e.segment));
+    // A text of whitespace only has no segment: the prompt says what is wrong with it.
+    if (cut.closed(e.segment) || (cut.finished() && cut.segments() == 0)) e.text->finish_text();
 }
 
 // The generation state of the job's prompt (of its current segment, for a long text).
@@ -260,9 +287,22 @@ void FrameScheduler::begin_generation(Job& job, Prompt prompt, const GenerationP
 bool FrameScheduler::start_next_segment(Job& job) {
     Job::Engine& e = *job.engine_;
     JobSpec& spec = job.spec_;
-    if (e.segment >= spec.later_segments.size() || e.state->error || e.stopped ||
-        (e.audio && !e.audio->keep_going()))
-        return false;
+    if (e.state->error || e.stopped || (e.audio && !e.audio->keep_going())) return false;
+    if (e.segments) {
+        // Incremental text: the next segment's prompt is made as its text comes (start()).
+        if (e.segments->finished() && e.segment + 1 >= e.segments->segments()) return false;
+        const GenerationStats ended = e.state->stats;
+        e.state->release_memory(*memory_);
+        e.state.reset();
+        e.earlier += ended;
+        ++e.segment;
+        e.text =
+            std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
+                                              model_->talker(), model_->predictor(), spec.request);
+        start(job);
+        return true;
+    }
+    if (e.segment >= spec.later_segments.size()) return false;
     spec.request.text = std::move(spec.later_segments[e.segment]);
     Prompt prompt = build_prompt(exec_, model_->config(), model_->tokenizer(), model_->talker(),
                                  model_->predictor(), spec.request);
@@ -455,6 +495,11 @@ void FrameScheduler::run() {
                 try {
                     if (start_next_segment(*job)) continue;
                 } catch (...) {
+                    if (!e.state) {  // between the segments of incremental text
+                        finish(*job, JobResult::Status::failed, std::current_exception());
+                        ended.push_back(job);
+                        continue;
+                    }
                     e.state->fail();
                 }
                 if (e.audio && !e.state->error) {
@@ -466,8 +511,20 @@ void FrameScheduler::run() {
                 }
                 finish(*job, JobResult::Status::completed);
                 ended.push_back(job);
-            } else if (e.audio && e.state && !e.state->error && !e.state->prefilling() &&
-                       !e.state->steppable()) {
+            } else if (!e.state && e.segments && e.segments->finished() &&
+                       e.segment >= e.segments->segments()) {
+                // Incremental text in segments: the text ended with no segment after the one
+                // that was spoken last.
+                try {
+                    if (e.audio) e.audio->flush();
+                    finish(*job, JobResult::Status::completed);
+                } catch (...) {
+                    finish(*job, JobResult::Status::failed, std::current_exception());
+                }
+                ended.push_back(job);
+            } else if (e.audio &&
+                       (e.state ? !e.state->error && !e.state->prefilling() && !e.state->steppable()
+                                : e.segment > 0)) {
                 // Waiting for text: the frames held for the next codec packet are decoded now
                 // (the codec stream is exact for any packet sizes), so that a writer who
                 // pauses hears everything its text gave so far.

@@ -50,11 +50,15 @@ struct JobSpec {
     // so far; more comes with Job::push_text until Job::finish_text.
     bool incremental_text = false;
     PromptRequest request;
-    // A long text's later segments (SynthesisOptions::segment_chars; not with incremental
-    // text): when a generation ends by itself (end of speech, frame limit), segment i's prompt
-    // is built from `request` with its text and generated with params.segment(i), its frames
-    // going on in the same codec stream, as the Synthesizer does.
+    // A long text's later segments (SynthesisOptions::segment_chars): when a generation ends
+    // by itself (end of speech, frame limit), segment i's prompt is built from `request` with
+    // its text and generated with params.segment(i), its frames going on in the same codec
+    // stream, as the Synthesizer does.
     std::vector<std::string> later_segments;
+    // Incremental text in segments of at most this many characters (0: one generation): the
+    // text is cut as it arrives (TextSegmenter, the same segments as the whole text's), each
+    // segment a streaming prompt of its own, generated as above once the one before has ended.
+    size_t incremental_segment_chars = 0;
     std::shared_ptr<const void> keep_alive;   // owner of request.voice and anything it points to
     const VoiceClonePrompt* voice = nullptr;  // for the codec: in-context voices prime it
     GenerationParams params;
@@ -81,7 +85,8 @@ class Job {
     // Ends the request at the next frame boundary (on_done gets Status::cancelled).
     void cancel();
     // Incremental text only: appends text / cuts it hard where it is now
-    // (IncrementalTokenizer::flush) / marks the text complete.
+    // (IncrementalTokenizer::flush; in segments, TextSegmenter::flush: a segment ends there) /
+    // marks the text complete.
     void push_text(const std::string& text);
     void flush_text();
     void finish_text();
@@ -139,6 +144,7 @@ class FrameScheduler {
     bool has_work_locked() const;
     void admit_locked();
     void start(Job& job);
+    static void take_text(Job::Engine& e);
     void begin_generation(Job& job, Prompt prompt, const GenerationParams& params);
     bool start_next_segment(Job& job);
     void step_all(const std::vector<std::shared_ptr<Job>>& jobs);

@@ -272,6 +272,9 @@ void parse_speech_fields(Body& b, const SpeechContext& c, SpeechRequest& r) {
     parse_language(b, c, r.job.options);
     parse_voice(b, c, r);
     parse_sampling(b, r.job.options);
+    // A stream's text is cut into segments as it arrives, as the whole text would be.
+    r.job.options.segment_chars =
+        int(b.integer("segment_chars", r.job.options.segment_chars, 0, 1 << 20));
 }
 
 }  // namespace
@@ -290,9 +293,6 @@ SpeechRequest parse_speech_request(const std::string& body, const SpeechContext&
     r.sse = stream_format == "sse";
     b.boolean("stream", true);  // vLLM-Omni's switch: responses always stream here
     parse_speech_fields(b, c, r);
-    // A WebSocket stream's text comes as it is written: one generation, no such field there.
-    r.job.options.segment_chars =
-        int(b.integer("segment_chars", r.job.options.segment_chars, 0, 1 << 20));
     b.refuse_unknown();
     return r;
 }
@@ -310,7 +310,6 @@ StreamMessage parse_stream_message(const std::string& message, const SpeechConte
                 bad(key, "is not a session.config field (the text comes as input.text messages)");
         b.string("model", "");  // optional here: one model per server
         m.config.job.options = c.defaults;
-        m.config.job.options.segment_chars = 0;  // text spoken as it arrives: one generation
         parse_speech_fields(b, c, m.config);
         std::string& layout = m.config.job.options.text_layout;
         if (layout == "non-streaming")

@@ -1,11 +1,16 @@
 // Long texts spoken in segments (SynthesisOptions::segment_chars): each segment's codes are
 // those of the segment spoken alone with seed + i, the audio is one codec stream over all of
-// them, a stop in one segment ends the call, and what cannot take segments says so.
+// them, a stop in one segment ends the call, incremental text is cut as it arrives into the
+// same segments, and bad values say so.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/npy.hpp"
@@ -131,7 +136,7 @@ TEST(LongText, TheSchedulerStopsAndCancelsACallOfSegments) {
     EXPECT_EQ(r.report.generation.frames, first.frames + 1);
 }
 
-TEST(LongText, WhatTakesNoSegmentsSaysSo) {
+TEST(LongText, BadSegmentOptionsSaySo) {
     const Model model = Model::load(testing::model_dir("tiny-custom_voice"));
     Synthesizer synth(model, EngineOptions{1});
     EXPECT_NE(testing::error_of([&] {
@@ -144,9 +149,97 @@ TEST(LongText, WhatTakesNoSegmentsSaysSo) {
               }).find("segment_chars must be >= 0 (0 = the whole text at once), got -1"),
               std::string::npos);
     EXPECT_NE(testing::error_of([&] {
-                  scheduler.submit_incremental(kText, options(model, 30));
-              }).find("segment_chars is not available with incremental text"),
+                  scheduler.submit_incremental(kText, options(model, -1));
+              }).find("segment_chars must be >= 0 (0 = the whole text at once), got -1"),
               std::string::npos);
+    // The text so far is checked at once, also when it is cut into segments.
+    EXPECT_NE(testing::error_of([&] {
+                  scheduler.submit_incremental("bad \xff byte", options(model, 30));
+              }).find("text: invalid UTF-8 at byte offset 4"),
+              std::string::npos);
+}
+
+// Incremental text in segments: whatever the pushes and their timing, the request speaks the
+// segments the whole text gives, each as its streaming-layout generation with seed + i, in one
+// codec stream: the Synthesizer's codes and audio for the whole text. A flush ends a segment.
+TEST(LongText, IncrementalTextInSegmentsIsTheWholeTextsSegments) {
+    const Model model = Model::load(testing::model_dir("tiny-custom_voice"));
+    auto streaming = [&](int segment_chars) {
+        SynthesisOptions o = options(model, segment_chars);
+        o.text_layout = "streaming";
+        return o;
+    };
+    Synthesizer synth(model, EngineOptions{1});
+    const std::vector<int32_t> want = synth.generate_codes(kText, streaming(30));
+    const std::vector<float> want_audio = synth.speak(kText, streaming(30));
+    ASSERT_EQ(want.size(), kSegments.size() * 6 * 16) << "each segment outlasts max_frames";
+
+    Scheduler scheduler(model);
+    // finish_after: frames to wait for before the text is finished (the last segment then
+    // ends before its text does).
+    auto speak = [&](const std::vector<std::string>& pieces, int delay_ms, bool flush_after_first,
+                     std::vector<float>* audio, int finish_after = 0) {
+        std::vector<int32_t> codes;
+        std::atomic<int> frames{0};
+        RequestCallbacks cb;
+        cb.on_frame = [&](const int32_t* c) {
+            codes.insert(codes.end(), c, c + 16);
+            ++frames;
+            return true;
+        };
+        if (audio)
+            cb.on_audio = [audio](const float* pcm, size_t n) {
+                audio->insert(audio->end(), pcm, pcm + n);
+                return true;
+            };
+        SpeechRequest r = scheduler.submit_incremental(pieces[0], streaming(30), std::move(cb));
+        if (flush_after_first) r.flush_text();
+        for (size_t i = 1; i < pieces.size(); ++i) {
+            if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+            r.push_text(pieces[i]);
+        }
+        while (frames < finish_after) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        r.finish_text();
+        const RequestResult result = r.wait();
+        EXPECT_EQ(result.status, RequestResult::Status::completed) << result.error;
+        EXPECT_EQ(result.report.generation.frames, int64_t(codes.size() / 16));
+        return codes;
+    };
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 4; ++trial) {
+        std::vector<std::string> pieces;
+        for (size_t at = 0; at < std::string(kText).size();) {
+            const size_t n = 1 + rng() % 9;
+            pieces.push_back(std::string(kText).substr(at, n));
+            at += n;
+        }
+        // Fast, then slow: a segment's generation then ends before the next text is there.
+        std::vector<float> audio;
+        EXPECT_EQ(speak(pieces, trial % 2 == 0 ? 0 : 3, false, &audio), want) << trial;
+        EXPECT_EQ(audio, want_audio) << trial;
+    }
+    // The last segment's generation ends (max_frames) before the text does: its sentence end
+    // is certain, its last 7 tokens are there, and the request waits for the end of the text
+    // (or more of it) after its last frame.
+    const std::string complete =
+        "The first sentence is here. A second one follows it. And then a few more words go. ";
+    const std::vector<int32_t> want_complete = synth.generate_codes(complete, streaming(30));
+    ASSERT_EQ(want_complete.size(), 3u * 6 * 16);
+    EXPECT_EQ(speak({complete}, 0, false, nullptr, 3 * 6), want_complete);
+
+    // A flush ends a segment: "A second one" is one, then the rest of the text is cut anew.
+    const std::vector<std::string> parts = {"The first sentence is here. A second one",
+                                            " follows it. And the third closes."};
+    std::vector<int32_t> flushed;
+    const std::vector<std::string> pieces = {"The first sentence is here.", "A second one",
+                                             "follows it.", "And the third closes."};
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        SynthesisOptions o = streaming(0);
+        o.seed = 11 + i;
+        const auto c = synth.generate_codes(pieces[i], o);
+        flushed.insert(flushed.end(), c.begin(), c.end());
+    }
+    EXPECT_EQ(speak(parts, 0, true, nullptr), flushed);
 }
 
 TEST(LongText, CliSegmentsAsTheApiDoes) {
@@ -185,12 +278,18 @@ TEST(LongText, CliSegmentsAsTheApiDoes) {
     EXPECT_EQ(read_npy(dir + "/default.npy").to_i64(), solo);
     EXPECT_EQ(read_npy(dir + "/own.npy").to_i64(), solo);
     EXPECT_NE(read_npy(dir + "/whole.npy").to_i64(), solo);
-    r = run_cli(common + "--segment-chars 30 --text - --incremental --out " + shell_quote(out) +
-                " < /dev/null");
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.output.find("--segment-chars and --incremental do not go together"),
-              std::string::npos)
-        << r.output;
+
+    // --incremental in segments: the codes of the whole text in segments, streaming layout.
+    const std::string streamed = testing::tmp_dir() + "/long_text_streamed.npy";
+    r = run_cli(common + "--seed 11 --segment-chars 30 --text-layout streaming --text " +
+                shell_quote(kText) + " --out " + shell_quote(streamed));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string text_file = testing::tmp_dir() + "/long_text.txt";
+    std::ofstream(text_file) << kText;
+    r = run_cli(common + "--seed 11 --segment-chars 30 --text - --incremental --out " +
+                shell_quote(out) + " < " + shell_quote(text_file));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_npy(out).to_i64(), read_npy(streamed).to_i64());
 }
 
 }  // namespace

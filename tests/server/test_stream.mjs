@@ -111,9 +111,9 @@ async function speakStream(pieces, config = CONFIG, { delayMs = 0, beforeLast } 
   return { audio, done, s };
 }
 
-async function postOnce(text) {
+async function postOnce(text, fields = {}) {
   const res = await server.postJson("/v1/audio/speech",
-                                    { model: "m", input: text, text_layout: "streaming", ...CONFIG }, auth);
+                                    { model: "m", input: text, text_layout: "streaming", ...CONFIG, ...fields }, auth);
   assert.equal(res.status, 200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -310,22 +310,43 @@ test("a client silent for --stream-idle-timeout before input.done gets idle_time
   }
 });
 
-test("a server speaking long inputs in segments (--segment-chars) streams text as one generation", async () => {
-  const want = await ref();
+test("a stream in segments (--segment-chars, or its session.config) is the POST of the whole text in segments", async () => {
   const segmented = await Server.start(MODEL, ["--segment-chars", "20"]);
   try {
-    const ws = new WebSocket(`ws://127.0.0.1:${segmented.port}/v1/audio/speech/stream`);
-    const audio = [];
-    const messages = [];
-    ws.on("message", (d, isBinary) => (isBinary ? audio.push(Buffer.from(d)) : messages.push(JSON.parse(d.toString()))));
-    const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
-    await new Promise((resolve, reject) => { ws.on("open", resolve); ws.on("error", reject); });
-    ws.send(JSON.stringify({ type: "session.config", ...CONFIG }));
-    for (const piece of randomPieces(TEXT, 5)) ws.send(JSON.stringify({ type: "input.text", text: piece }));
-    ws.send(JSON.stringify({ type: "input.done" }));
-    assert.equal(await within(closed, 20000), 1000, JSON.stringify(messages.at(-1)));
-    assert.ok(Buffer.concat(audio).equals(want));
+    const post = async (fields) => {
+      const res = await segmented.postJson("/v1/audio/speech",
+                                           { model: "m", input: TEXT, text_layout: "streaming", ...CONFIG, ...fields });
+      assert.equal(res.status, 200);
+      return Buffer.from(await res.arrayBuffer());
+    };
+    const want = await post({});
+    assert.ok(!want.equals(await post({ segment_chars: 0 })), "the text is more than one segment");
+    const stream = async (fields, pieces, delayMs = 0) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${segmented.port}/v1/audio/speech/stream`);
+      const audio = [];
+      const messages = [];
+      ws.on("message", (d, isBinary) => (isBinary ? audio.push(Buffer.from(d)) : messages.push(JSON.parse(d.toString()))));
+      const closed = new Promise((resolve) => ws.on("close", (code) => resolve(code)));
+      await new Promise((resolve, reject) => { ws.on("open", resolve); ws.on("error", reject); });
+      ws.send(JSON.stringify({ type: "session.config", ...CONFIG, ...fields }));
+      for (const piece of pieces) {
+        ws.send(JSON.stringify({ type: "input.text", text: piece }));
+        if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      }
+      ws.send(JSON.stringify({ type: "input.done" }));
+      assert.equal(await within(closed, 20000), 1000, JSON.stringify(messages.at(-1)));
+      return Buffer.concat(audio);
+    };
+    // The server's default, fast and slow writers (a segment may end before the next text).
+    assert.ok((await stream({}, randomPieces(TEXT, 5))).equals(want));
+    assert.ok((await stream({}, randomPieces(TEXT, 6), 30)).equals(want));
+    // The session's own value over the default.
+    assert.ok((await stream({ segment_chars: 0 }, randomPieces(TEXT, 7))).equals(await ref()));
   } finally {
     assert.deepEqual(await segmented.stop(), { code: 0, signal: null });
   }
+  // A session's segment_chars on a server without the default.
+  const want = await postOnce(TEXT, { segment_chars: 20 });
+  const { audio } = await speakStream(randomPieces(TEXT, 8), { ...CONFIG, segment_chars: 20 });
+  assert.ok(audio.equals(want));
 });

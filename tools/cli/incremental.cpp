@@ -35,10 +35,6 @@ size_t complete_utf8_length(const std::string& s) {
 }  // namespace
 
 SynthesisRequest parse_incremental(const Args& args, const Model& model) {
-    if (args.has("segment-chars"))
-        throw Error(ErrorCode::invalid_argument,
-                    "--segment-chars and --incremental do not go together (text read as it "
-                    "arrives is spoken as one generation)");
     if (args.get("text") != "-")
         throw Error(ErrorCode::invalid_argument,
                     "--incremental reads the text from standard input as it arrives: give "
