@@ -39,11 +39,16 @@ struct Throughput {
 };
 
 // N streams of `frames` frames each. The window runs from the moment every stream has made
-// its first frame (prefills are over) to the last frame, so it measures the steady state.
+// its first frame (prefills are over) to the moment the first one makes its last, so that all
+// N generate throughout: it measures the steady state of N streams. (Submitted one after the
+// other, the streams start a step or more apart: while some generate, prompts run one chunk
+// per step.)
 Throughput run_streams(Scheduler& scheduler, const SynthesisRequest& req, int n, int sample_rate) {
     std::mutex mu;
     std::vector<int64_t> made(size_t(n), 0);
+    const int64_t each = req.options.max_frames;
     int started = 0;
+    bool closed = false;
     Clock::time_point window_start, last;
     int64_t window_frames = 0, window_samples = 0;
     std::vector<SpeechRequest> requests;
@@ -51,16 +56,18 @@ Throughput run_streams(Scheduler& scheduler, const SynthesisRequest& req, int n,
         RequestCallbacks cb;
         cb.on_frame = [&, i](const int32_t*) {
             const std::lock_guard<std::mutex> lk(mu);
+            if (closed) return true;
             if (made[size_t(i)]++ == 0 && ++started == n)
                 window_start = Clock::now();
             else if (started == n)
                 ++window_frames;
             last = Clock::now();
+            closed = made[size_t(i)] == each;
             return true;
         };
         cb.on_audio = [&](const float*, size_t samples) {
             const std::lock_guard<std::mutex> lk(mu);
-            if (started == n) window_samples += int64_t(samples);
+            if (started == n && !closed) window_samples += int64_t(samples);
             return true;
         };
         SynthesisOptions o = req.options;
@@ -86,13 +93,13 @@ Throughput run_streams(Scheduler& scheduler, const SynthesisRequest& req, int n,
 double join_first_audio(Scheduler& scheduler, const SynthesisRequest& req, int n) {
     std::mutex mu;
     std::condition_variable cv;
-    int64_t frames = 0;
+    std::vector<int64_t> frames(size_t(n), 0);
     std::vector<SpeechRequest> running;
     for (int i = 0; i < n; ++i) {
         RequestCallbacks cb;
-        cb.on_frame = [&](const int32_t*) {
+        cb.on_frame = [&, i](const int32_t*) {
             const std::lock_guard<std::mutex> lk(mu);
-            ++frames;
+            ++frames[size_t(i)];
             cv.notify_all();
             return true;
         };
@@ -102,10 +109,13 @@ double join_first_audio(Scheduler& scheduler, const SynthesisRequest& req, int n
         running.push_back(scheduler.submit(req.text, o, std::move(cb)));
     }
     {
-        // Every stream is past its prefill (two frames each).
+        // Every stream is past its prefill (two frames each). Submitted one after the other,
+        // they start a step or more apart (while some generate, prompts run one chunk per
+        // step), so a count of all their frames would let the joiner queue behind the last
+        // ones' prompts.
         std::unique_lock<std::mutex> lk(mu);
         cv.wait(lk, [&] {
-            return frames >= 2 * int64_t(n) ||
+            return std::all_of(frames.begin(), frames.end(), [](int64_t f) { return f >= 2; }) ||
                    std::all_of(running.begin(), running.end(),
                                [](const SpeechRequest& r) { return r.done(); });
         });
