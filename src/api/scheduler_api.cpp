@@ -101,14 +101,13 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
         // The options and the text so far are checked now (an unknown speaker is the
         // caller's error, not a failure later on).
         spec.incremental_segment_chars = segment_chars(options);
+        // In segments the text goes to the cutting, which checks it; the prompt the voice.
+        PromptRequest checked = request;
         if (spec.incremental_segment_chars > 0) {
             TextSegmenter(spec.incremental_segment_chars).push(text);
-            PromptRequest voice_only = request;
-            voice_only.text.clear();
-            StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), voice_only);
-        } else {
-            StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), request);
+            checked.text.clear();
         }
+        StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), checked);
         spec.incremental_text = true;
         spec.request = request;
     } else {

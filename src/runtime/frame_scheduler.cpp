@@ -203,9 +203,7 @@ void FrameScheduler::start(Job& job) {
                 e.segments->push(spec.request.text);
                 spec.request.text.clear();
             }
-            e.text = std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
-                                                       model_->talker(), model_->predictor(),
-                                                       spec.request);
+            e.text = text_prompt(spec.request);
         }
         take_text(e);
         if (!e.state) {
@@ -230,6 +228,12 @@ void FrameScheduler::start(Job& job) {
         }
         e.state->text_complete = e.text->text_finished();
     }
+}
+
+// The streaming prompt of incremental text (of its current segment, in segments).
+std::unique_ptr<StreamingPrompt> FrameScheduler::text_prompt(const PromptRequest& request) const {
+    return std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
+                                             model_->talker(), model_->predictor(), request);
 }
 
 // Hands the text received since the last step to the job's streaming prompt: all of it, or in
@@ -296,9 +300,7 @@ bool FrameScheduler::start_next_segment(Job& job) {
         e.state.reset();
         e.earlier += ended;
         ++e.segment;
-        e.text =
-            std::make_unique<StreamingPrompt>(exec_, model_->config(), model_->tokenizer(),
-                                              model_->talker(), model_->predictor(), spec.request);
+        e.text = text_prompt(spec.request);
         start(job);
         return true;
     }

@@ -144,6 +144,7 @@ class FrameScheduler {
     bool has_work_locked() const;
     void admit_locked();
     void start(Job& job);
+    std::unique_ptr<StreamingPrompt> text_prompt(const PromptRequest& request) const;
     static void take_text(Job::Engine& e);
     void begin_generation(Job& job, Prompt prompt, const GenerationParams& params);
     bool start_next_segment(Job& job);
