@@ -6,8 +6,8 @@
 // (speech_stream_endpoint.cpp): each addition at the end goes out as input.text, a pause after
 // a sentence's end as input.flush, and Finish sends input.done.
 // Everything is inline: no CDN, no build step. Link parameters fill the form and may start it:
-// /?text=Hello&voice=ryan&language=english&max_frames=50&speak=1 (the page test uses them;
-// live=1 ticks "stream as I type").
+// /?text=Hello&voice=ryan&language=english&max_frames=50&seed=7&speak=1 (the page test uses
+// them; live=1 ticks "stream as I type"; a seed makes a shared link speak the same audio).
 #include "server/server_app.hpp"
 
 namespace qwen3tts::server {
@@ -91,6 +91,7 @@ function fields() {
   if (info.type === "base") body.voice = $("voice").value;
   if (info.takes_instruction && $("instructions").value) body.instructions = $("instructions").value;
   if (params.get("max_frames")) body.max_frames = Number(params.get("max_frames"));
+  if (params.get("seed")) body.seed = Number(params.get("seed"));
   return body;
 }
 // Schedules 16-bit pcm right after what is already queued; returns its sample count.

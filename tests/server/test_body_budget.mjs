@@ -8,7 +8,7 @@ import net from "node:net";
 import { Server } from "./server_harness.mjs";
 
 const MiB = 1 << 20;
-const good = { model: "m", voice: "ryan", input: "Hi.", max_frames: 3, response_format: "pcm" };
+const good = { model: "m", voice: "ryan", input: "Hi.", seed: 1, max_frames: 3, response_format: "pcm" };
 let server;
 
 before(async () => {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { Server, rawRequest } from "./server_harness.mjs";
 
 let server;
-const good = { model: "m", voice: "ryan", input: "Hi.", max_frames: 3, response_format: "pcm" };
+const good = { model: "m", voice: "ryan", input: "Hi.", seed: 1, max_frames: 3, response_format: "pcm" };
 
 before(async () => {
   server = await Server.start("tiny-custom_voice", ["--max-input-chars", "40", "--max-body-mb", "1"]);

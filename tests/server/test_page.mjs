@@ -1,14 +1,18 @@
 // The page at /, driven by headless Chromium (Debian's `chromium`) over the DevTools protocol on
 // a pipe: it loads, fills its menus from /v1/models, speaks, and its Web Audio player receives
-// the streamed audio. A screenshot is kept in the test folder as an artifact.
+// the streamed audio. A screenshot is kept in the test folder as an artifact. The page samples
+// with a seed from its link, so the CLI's audio for the same request says how many samples must
+// reach the player (a random seed may end the speech before max_frames).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { Server, tmpDir } from "./server_harness.mjs";
+import { Server, speak, tmpDir } from "./server_harness.mjs";
 
 // Chrome DevTools Protocol over --remote-debugging-pipe: JSON messages ended by NUL on fds 3/4.
+const MODEL = "tiny-custom_voice";
+
 class Browser {
   constructor() {
     this.proc = spawn("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
@@ -44,7 +48,7 @@ class Browser {
 }
 
 test("the page speaks: Web Audio receives the streamed audio; screenshot kept", async () => {
-  const server = await Server.start("tiny-custom_voice");
+  const server = await Server.start(MODEL);
   const browser = new Browser();
   try {
     const { targetId } = await browser.send("Target.createTarget", { url: "about:blank" });
@@ -53,14 +57,18 @@ test("the page speaks: Web Audio receives the streamed audio; screenshot kept", 
       (await browser.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
     await browser.send("Page.enable", {}, sessionId);
     await browser.send("Page.navigate",
-                       { url: server.url + "/?text=Hello%20from%20the%20page&voice=ryan&max_frames=25&speak=1" },
+                       { url: server.url + "/?text=Hello%20from%20the%20page&voice=ryan&max_frames=25&seed=7&speak=1" },
                        sessionId);
     let samples = "";
     for (let i = 0; i < 600 && !samples; i++) {
       await new Promise((r) => setTimeout(r, 100));
       samples = await evaluate("document.body.dataset.samples || ''").catch(() => "");
     }
-    assert.equal(Number(samples), 25 * 1920, "every sample of 25 frames reached the player");
+    const language = await evaluate("document.getElementById('language').value");
+    const cli = speak(MODEL, ["--text", "Hello from the page", "--speaker", "ryan", "--language", language,
+                              "--seed", "7", "--max-frames", "25", "--format", "pcm"]);
+    assert.ok(cli.length > 0 && cli.length % 3840 === 0);
+    assert.equal(Number(samples), cli.length / 2, "every sample of the speech reached the player");
     assert.match(await evaluate("document.getElementById('model').textContent"), /custom_voice, tiny/);
     assert.match(await evaluate("document.getElementById('stats').textContent"),
                  /^time to first audio \d+ ms, 2\.00 s of audio in [\d.]+ s, real-time factor [\d.]+$/);
@@ -80,7 +88,7 @@ test("the page speaks: Web Audio receives the streamed audio; screenshot kept", 
 });
 
 test("stream as I type: the page speaks the text while it is typed, over the WebSocket", async () => {
-  const server = await Server.start("tiny-custom_voice");
+  const server = await Server.start(MODEL);
   const browser = new Browser();
   try {
     const { targetId } = await browser.send("Target.createTarget", { url: "about:blank" });
@@ -88,7 +96,7 @@ test("stream as I type: the page speaks the text while it is typed, over the Web
     const evaluate = async (expression) =>
       (await browser.send("Runtime.evaluate", { expression, returnByValue: true }, sessionId)).result.value;
     await browser.send("Page.enable", {}, sessionId);
-    await browser.send("Page.navigate", { url: server.url + "/?voice=ryan&max_frames=25&live=1" }, sessionId);
+    await browser.send("Page.navigate", { url: server.url + "/?voice=ryan&max_frames=25&seed=7&live=1" }, sessionId);
     const waitFor = async (expression) => {
       let v = "";
       for (let i = 0; i < 600 && !v; i++) {
@@ -113,8 +121,13 @@ test("stream as I type: the page speaks the text while it is typed, over the Web
     assert.ok(Number(await waitFor("document.body.dataset.liveSamples || ''")) > 0, "no audio before Finish");
     assert.equal(await evaluate("document.body.dataset.samples || ''"), "");
     await evaluate("document.getElementById('speak').click()");
-    assert.equal(Number(await waitFor("document.body.dataset.samples || ''")), 25 * 1920,
-                 "every sample of 25 frames reached the player");
+    const samples = Number(await waitFor("document.body.dataset.samples || ''"));
+    const language = await evaluate("document.getElementById('language').value");
+    const cli = speak(MODEL, ["--text", "Hello, this is typed as we go. And more", "--speaker", "ryan",
+                              "--language", language, "--text-layout", "streaming", "--seed", "7",
+                              "--max-frames", "25", "--format", "pcm"]);
+    assert.ok(cli.length > 0 && cli.length % 3840 === 0);
+    assert.equal(samples, cli.length / 2, "every sample of the speech reached the player");
   } finally {
     await browser.close();
     assert.deepEqual(await server.stop(), { code: 0, signal: null });
