@@ -2,7 +2,9 @@
 // when synthesis starts is still a clean 4xx/5xx; then the encoded audio streams out as each
 // frame is made, as a chunked body (stream_format "audio") or as server-sent events
 // ("sse": speech.audio.delta with base64 audio, then speech.audio.done with usage). A speed
-// other than 1 time-stretches the samples on their way to the encoder, chunk by chunk.
+// other than 1 time-stretches the samples on their way to the encoder, chunk by chunk. The
+// sampling seed (the request's, or the one drawn for it) goes out as the X-Seed header and in
+// the done event, so that a client can repeat what it heard.
 #include <vector>
 
 #include "server/api_error.hpp"
@@ -23,6 +25,7 @@ class SpeechStream {
           metrics_(metrics),
           sample_rate_(sample_rate),
           speed_(r.speed),
+          seed_(r.job.options.seed.value()),
           input_tokens_(input_tokens) {}
 
     void on_audio(const float* samples, size_t n) {
@@ -53,7 +56,8 @@ class SpeechStream {
             res_->write("data: {\"type\":\"speech.audio.done\",\"usage\":{\"input_tokens\":" +
                         std::to_string(input_tokens_) +
                         ",\"output_tokens\":" + std::to_string(out) +
-                        ",\"total_tokens\":" + std::to_string(input_tokens_ + out) + "}}\n\n");
+                        ",\"total_tokens\":" + std::to_string(input_tokens_ + out) +
+                        "},\"seed\":" + std::to_string(seed_) + "}\n\n");
         }
         res_->end();
         const double audio_s = double(o.report.samples) / double(sample_rate_);
@@ -72,6 +76,7 @@ class SpeechStream {
         } else {
             h = {{"Content-Type", audio_format_mime_type(format_)}};
         }
+        h.emplace_back("X-Seed", std::to_string(seed_));
         res_->begin(200, std::move(h));
         auto res = res_;
         const bool sse = sse_;
@@ -93,6 +98,7 @@ class SpeechStream {
     Metrics& metrics_;
     int sample_rate_;
     double speed_;
+    uint64_t seed_;
     size_t input_tokens_;
     bool begun_ = false;
     std::unique_ptr<SpeechAudioWriter> writer_;

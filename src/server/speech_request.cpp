@@ -7,6 +7,7 @@
 #include <set>
 
 #include "audio/time_stretch.hpp"
+#include "core/rng.hpp"
 #include "core/strings.hpp"
 #include "server/api_error.hpp"
 
@@ -225,8 +226,11 @@ void parse_voice(Body& b, const SpeechContext& c, SpeechRequest& r) {
 }
 
 void parse_sampling(Body& b, SynthesisOptions& o) {
-    if (b.has("seed"))
-        o.seed = uint64_t(b.integer("seed", 0, 0, std::numeric_limits<int64_t>::max()));
+    // Without a seed the request gets one drawn here, so that the response can name it (the
+    // X-Seed header, the done event) and the client can repeat what it heard. 53 bits: a JSON
+    // number that every client, JavaScript included, holds exactly.
+    o.seed = b.has("seed") ? uint64_t(b.integer("seed", 0, 0, std::numeric_limits<int64_t>::max()))
+                           : random_seed() >> 11;
     const bool greedy = b.boolean("greedy", false);
     auto& t = o.talker;
     auto& p = o.predictor;

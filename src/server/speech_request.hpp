@@ -2,7 +2,8 @@
 // response_format, speed, stream_format), this server's extensions (language, seed, greedy,
 // sampling, max_frames, text_layout) and vLLM-Omni's Qwen3-TTS fields (task_type, ref_audio,
 // ref_text, x_vector_only_mode, max_new_tokens), parsed and checked against the model. Every
-// problem is an ApiError(400) naming the field (docs/serving.md lists them all).
+// problem is an ApiError(400) naming the field (docs/serving.md lists them all). The job's seed
+// is always set: a body without one gets a random seed below 2^53, which responses name.
 #pragma once
 
 #include <cstddef>

@@ -128,6 +128,7 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
                            "config_repeated");
         format_ = m.config.format;
         speed_ = m.config.speed;
+        seed_ = m.config.job.options.seed.value();
         json_audio_ = m.json_audio;
         // The callbacks hold the session only weakly: it owns the ticket, the request owns them.
         std::weak_ptr<StreamSession> weak = weak_from_this();
@@ -198,8 +199,9 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
                       static_cast<long long>(frames), o.report.first_audio_ms, rtf);
         ws_->send_text("{\"type\":\"speech.audio.done\",\"usage\":{\"input_tokens\":" +
                        std::to_string(input_tokens_) +
-                       ",\"output_tokens\":" + std::to_string(frames) + ",\"total_tokens\":" +
-                       std::to_string(input_tokens_ + size_t(frames)) + "}," + stats + "}");
+                       ",\"output_tokens\":" + std::to_string(frames) +
+                       ",\"total_tokens\":" + std::to_string(input_tokens_ + size_t(frames)) +
+                       "}," + stats + ",\"seed\":" + std::to_string(seed_) + "}");
         ws_->close(kCloseNormal, "");
         if (audio_s > 0) metrics_.speech_finished(frames, o.report.first_audio_ms / 1000.0, rtf);
         end("done");
@@ -264,7 +266,8 @@ class StreamSession : public WebSocketHandler, public std::enable_shared_from_th
     bool json_audio_ = false;
     AudioFormat format_ = AudioFormat::raw_pcm16;
     double speed_ = 1.0;
-    std::string text_;  // all text so far (bounded by max_input_chars), for the usage
+    uint64_t seed_ = 0;  // the request's, or the one drawn for it (speech_request.cpp)
+    std::string text_;   // all text so far (bounded by max_input_chars), for the usage
     size_t chars_ = 0;
     size_t input_tokens_ = 0;
     std::unique_ptr<SpeechAudioWriter> writer_;

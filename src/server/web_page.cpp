@@ -7,7 +7,8 @@
 // a sentence's end as input.flush, and Finish sends input.done.
 // Everything is inline: no CDN, no build step. Link parameters fill the form and may start it:
 // /?text=Hello&voice=ryan&language=english&max_frames=50&seed=7&speak=1 (the page test uses
-// them; live=1 ticks "stream as I type"; a seed makes a shared link speak the same audio).
+// them; live=1 ticks "stream as I type"). The seed of every run is shown (the server's X-Seed
+// header, or the stream's done message), so what was heard can be heard again.
 #include "server/server_app.hpp"
 
 namespace qwen3tts::server {
@@ -33,6 +34,7 @@ textarea{height:7em}button{padding:.4em 1.2em}#stats,#vstatus{font-family:monosp
 <label id="voiceRow">Voice <select id="voice"></select></label>
 <label id="instrRow">Instruction <input type="text" id="instructions" placeholder="e.g. speak slowly and warmly"></label>
 <label>Language <select id="language"></select></label>
+<label>Seed <input type="text" id="seed" inputmode="numeric" placeholder="random: each run shows the seed it used"></label>
 <label><input type="checkbox" id="live"> Stream as I type: the audio starts while you write (only text added at the end is spoken; Finish ends it)</label>
 <button id="speak">Speak</button> <button id="stop" disabled>Stop</button>
 <div id="stats"></div>
@@ -52,6 +54,7 @@ const SR = 24000;
 const params = new URLSearchParams(location.search);
 let info = null, ctx = null, abort = null, live = null;
 if (params.get("text")) $("text").value = params.get("text");
+if (params.get("seed")) $("seed").value = params.get("seed");
 $("key").value = localStorage.getItem("qwen3tts-key") || "";
 $("key").onchange = () => localStorage.setItem("qwen3tts-key", $("key").value);
 function headers(extra) {
@@ -72,7 +75,7 @@ async function loadVoices() {
 }
 async function init() {
   const r = await fetch("/v1/models", {headers: headers()});
-  if (!r.ok) { $("model").innerHTML = '<span class="err">' + await errorText(r) + "</span>"; setTimeout(init, 1000); return; }
+  if (!r.ok) { showError(await errorText(r), $("model")); setTimeout(init, 1000); return; }
   info = (await r.json()).data[0];
   $("model").textContent = "model: " + info.id + " (" + info.type + ", " + info.size + ")";
   fill($("speaker"), info.speakers); fill($("language"), info.languages);
@@ -91,7 +94,13 @@ function fields() {
   if (info.type === "base") body.voice = $("voice").value;
   if (info.takes_instruction && $("instructions").value) body.instructions = $("instructions").value;
   if (params.get("max_frames")) body.max_frames = Number(params.get("max_frames"));
-  if (params.get("seed")) body.seed = Number(params.get("seed"));
+  const seed = $("seed").value.trim();
+  if (seed) {
+    // Larger numbers would reach the server rounded (a JS number holds 53 bits exactly).
+    if (!/^\d+$/.test(seed) || !Number.isSafeInteger(Number(seed)))
+      throw new Error("seed: a whole number from 0 to " + Number.MAX_SAFE_INTEGER);
+    body.seed = Number(seed);
+  }
   return body;
 }
 // Schedules 16-bit pcm right after what is already queued; returns its sample count.
@@ -104,7 +113,12 @@ function play(p, bytes) {
   p.next = Math.max(p.next, ctx.currentTime); src.start(p.next); p.next += n / SR;
   return n;
 }
-async function liveStart() {
+// As text, never as HTML: a message may quote what was typed or sent.
+function showError(message, where = $("stats")) {
+  where.innerHTML = '<span class="err"></span>';
+  where.firstChild.textContent = message;
+}
+async function liveStart(config) {
   if (!ctx) ctx = new AudioContext({sampleRate: SR});
   const key = $("key").value;
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host +
@@ -114,7 +128,7 @@ async function liveStart() {
   $("stop").disabled = false;
   $("stats").textContent = "streaming…";
   ws.onopen = () => {
-    ws.send(JSON.stringify(Object.assign({type: "session.config"}, fields())));
+    ws.send(JSON.stringify(Object.assign({type: "session.config"}, config)));
     for (const m of l.queue) ws.send(m);
     l.queue = null;
   };
@@ -127,11 +141,11 @@ async function liveStart() {
       return;
     }
     const m = JSON.parse(e.data);
-    if (m.type === "error") {
-      $("stats").innerHTML = '<span class="err"></span>';
-      $("stats").firstChild.textContent = m.error.message;
+    if (m.type === "error") showError(m.error.message);
+    if (m.type === "speech.audio.done") {
+      $("stats").textContent += ", seed " + m.seed;
+      document.body.dataset.samples = l.samples;
     }
-    if (m.type === "speech.audio.done") document.body.dataset.samples = l.samples;
   };
   ws.onclose = () => { if (live === l) live = null; $("stop").disabled = true; };
   await ctx.resume();
@@ -141,7 +155,11 @@ function liveSend(m) {
   if (live.queue) live.queue.push(text); else live.ws.send(text);
 }
 function liveTyped() {
-  if (!live) liveStart();
+  if (!live) {
+    let config;
+    try { config = fields(); } catch (e) { return showError(e.message); }
+    liveStart(config);
+  }
   if (live.done) return;  // finished: the audio is still coming
   const text = $("text").value;
   if (!text.startsWith(live.sent)) return;  // an edit before the end: not spoken
@@ -154,13 +172,17 @@ function liveTyped() {
 async function speak() {
   if ($("live").checked) {
     liveTyped();
+    if (!live) return;  // the form has an error, shown
     if (!live.done) liveSend({type: "input.done"});
     live.done = true;
     return;
   }
+  let body;
+  try {
+    body = Object.assign({model: info.id, input: $("text").value, stream_format: "audio"}, fields());
+  } catch (e) { return showError(e.message); }
   if (!ctx) ctx = new AudioContext({sampleRate: SR});
   await ctx.resume();
-  const body = Object.assign({model: info.id, input: $("text").value, stream_format: "audio"}, fields());
   abort = new AbortController();
   $("speak").disabled = true; $("stop").disabled = false;
   const t0 = performance.now();
@@ -185,10 +207,11 @@ async function speak() {
     }
     const total = (performance.now() - t0) / 1000, secs = samples / SR;
     $("stats").textContent = "time to first audio " + first.toFixed(0) + " ms, " + secs.toFixed(2) +
-      " s of audio in " + total.toFixed(2) + " s, real-time factor " + (secs ? total / secs : 0).toFixed(3);
+      " s of audio in " + total.toFixed(2) + " s, real-time factor " + (secs ? total / secs : 0).toFixed(3) +
+      ", seed " + r.headers.get("X-Seed");
     document.body.dataset.samples = samples;
   } catch (e) {
-    $("stats").innerHTML = '<span class="err">' + (e.name === "AbortError" ? "stopped" : e.message) + "</span>";
+    showError(e.name === "AbortError" ? "stopped" : e.message);
   } finally { $("speak").disabled = false; $("stop").disabled = true; }
 }
 async function makeVoice() {

@@ -72,12 +72,15 @@ test("the page speaks: Web Audio receives the streamed audio; screenshot kept", 
     assert.match(await evaluate("document.getElementById('model').textContent"), /custom_voice, tiny/);
     assert.match(await evaluate("document.getElementById('stats').textContent"),
                  new RegExp(`^time to first audio \\d+ ms, ${(cli.length / 2 / 24000).toFixed(2)} s of audio ` +
-                            "in [\\d.]+ s, real-time factor [\\d.]+$"));
+                            "in [\\d.]+ s, real-time factor [\\d.]+, seed 7$"));
     assert.equal(await evaluate("document.getElementById('speaker').value"), "ryan");
     const shown = (id) => evaluate(`getComputedStyle(document.getElementById('${id}')).display !== 'none'`);
     assert.equal(await shown("speakerRow"), true);
     assert.equal(await shown("voiceRow"), false, "a CustomVoice model has no stored voices");
     assert.equal(await shown("cloneBox"), false);
+    // A seed the server could not take exactly is refused on the page, by name.
+    await evaluate("document.getElementById('seed').value = '12x'; document.getElementById('speak').click()");
+    assert.match(await evaluate("document.getElementById('stats').textContent"), /^seed: a whole number from 0 to/);
     const shot = await browser.send("Page.captureScreenshot", { format: "png" }, sessionId);
     const file = path.join(tmpDir("page"), "page.png");
     fs.writeFileSync(file, Buffer.from(shot.data, "base64"));
@@ -129,6 +132,7 @@ test("stream as I type: the page speaks the text while it is typed, over the Web
                               "--max-frames", "25", "--format", "pcm"]);
     assert.ok(cli.length > 0 && cli.length % 3840 === 0);
     assert.equal(samples, cli.length / 2, "every sample of the speech reached the player");
+    assert.match(await evaluate("document.getElementById('stats').textContent"), /, seed 7$/);
   } finally {
     await browser.close();
     assert.deepEqual(await server.stop(), { code: 0, signal: null });

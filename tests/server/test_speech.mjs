@@ -90,6 +90,28 @@ test("sse: speech.audio.delta events carry the same pcm, then speech.audio.done 
   assert.equal(done.usage.output_tokens, 12);
   assert.ok(done.usage.input_tokens > 0);
   assert.equal(done.usage.total_tokens, done.usage.input_tokens + done.usage.output_tokens);
+  assert.equal(done.seed, 7);
+  assert.equal(res.headers.get("x-seed"), "7");
+});
+
+// A sampled request without a seed: the server draws one, names it, and that seed repeats the
+// audio (here and in the CLI). Seeds are drawn below 2^53, so JavaScript holds them exactly.
+test("a request without a seed gets one in X-Seed; sending it back repeats the audio", async () => {
+  const body = { model: "m", voice: "ryan", input: "Hello from the server.", max_frames: 6, response_format: "pcm" };
+  const first = await server.postJson("/v1/audio/speech", body);
+  assert.equal(first.status, 200);
+  const seed = first.headers.get("x-seed");
+  assert.match(seed ?? "", /^\d+$/);
+  assert.ok(Number.isSafeInteger(Number(seed)), seed);
+  const heard = Buffer.from(await first.arrayBuffer());
+  const other = await server.postJson("/v1/audio/speech", body);
+  assert.notEqual(other.headers.get("x-seed"), seed, "each request draws its own seed");
+  await other.arrayBuffer();
+  const again = await server.postJson("/v1/audio/speech", { ...body, seed: Number(seed) });
+  assert.equal(again.headers.get("x-seed"), seed);
+  assert.ok(Buffer.from(await again.arrayBuffer()).equals(heard));
+  assert.ok(heard.equals(speak(MODEL, ["--text", body.input, "--speaker", "ryan", "--seed", seed, "--max-frames", "6",
+                                       "--format", "pcm"])));
 });
 
 test("audio streams: the first chunk arrives while the synthesis is still running", async () => {

@@ -142,7 +142,16 @@ test("text in random pieces gives the audio of one POST of the whole text, byte 
     assert.equal(done.usage.total_tokens, done.usage.input_tokens + done.usage.output_tokens);
     assert.equal(done.stats.frames, CONFIG.max_frames);
     assert.ok(done.stats.first_audio_ms > 0 && done.stats.rtf > 0);
+    assert.equal(done.seed, CONFIG.seed);
   }
+});
+
+test("a sampled stream without a seed names the one it drew; a POST with it repeats the audio", async () => {
+  const sampled = { voice: "Ryan", response_format: "pcm", max_frames: 10 };
+  const { audio, done } = await speakStream(randomPieces(TEXT, 5), sampled);
+  assert.ok(Number.isSafeInteger(done.seed) && done.seed >= 0, JSON.stringify(done));
+  assert.ok(audio.length > 0);
+  assert.ok(audio.equals(await postOnce(TEXT, { ...sampled, greedy: false, seed: done.seed })));
 });
 
 test("json audio frames carry the same audio as binary frames", async () => {
