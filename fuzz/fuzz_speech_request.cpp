@@ -42,6 +42,8 @@ void check(const SpeechRequest& r, const SpeechContext& c, bool text_required) {
     if (c.info.type != "base" && (!r.ref_audio.empty() || !r.clone.ref_text.empty()))
         __builtin_trap();
     if (r.job.options.max_frames < 0 || r.job.options.segment_chars < 0) __builtin_trap();
+    // Responses name the seed (X-Seed): always set, and one the body takes back (< 2^63).
+    if (!r.job.options.seed || *r.job.options.seed > uint64_t(INT64_MAX)) __builtin_trap();
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "api/voice_impl.hpp"
 #include "core/error.hpp"
 #include "runtime/frame_scheduler.hpp"
-#include "text/text_segments.hpp"
+#include "text/unicode.hpp"
 
 namespace qwen3tts {
 
@@ -101,10 +101,11 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
         // The options and the text so far are checked now (an unknown speaker is the
         // caller's error, not a failure later on).
         spec.incremental_segment_chars = segment_chars(options);
-        // In segments the text goes to the cutting, which checks it; the prompt the voice.
+        // In segments the text goes to the cutting: its UTF-8 is checked here as the cutting
+        // will (a character cut at the end waits for the rest), the voice by the prompt.
         PromptRequest checked = request;
         if (spec.incremental_segment_chars > 0) {
-            TextSegmenter(spec.incremental_segment_chars).push(text);
+            check_utf8_prefix(text, 0, "text");
             checked.text.clear();
         }
         StreamingPrompt(ctx, m.config(), m.tokenizer(), m.talker(), m.predictor(), checked);

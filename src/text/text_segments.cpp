@@ -180,8 +180,7 @@ void TextSegmenter::cut_pieces(bool at_end) {
 
 std::vector<std::string> split_text_segments(const std::string& text, size_t max_chars) {
     TextSegmenter segmenter(max_chars);
-    check_utf8(text, "text");
-    segmenter.push(text);
+    segmenter.push(text);  // with finish(): check_utf8's error for invalid text
     segmenter.finish();
     std::vector<std::string> pieces;
     for (size_t i = 0; i < segmenter.segments(); ++i) pieces.push_back(segmenter.take(i));
