@@ -4,9 +4,25 @@
 
 namespace qwen3tts {
 
+void BpeMerges::reserve(size_t merges) {
+    size_t want = 16;
+    while (3 * want < 4 * merges) want *= 2;  // at most 3/4 full
+    if (want <= slots_.size()) return;
+    std::vector<Merge> old(want, Merge{0, kEmpty, 0});
+    old.swap(slots_);
+    for (const Merge& m : old) {
+        if (m.rank != kEmpty) slots_[slot_of(m.key)] = m;
+    }
+}
+
 bool BpeMerges::add(int32_t left, int32_t right, int32_t merged) {
-    const auto rank = static_cast<uint32_t>(ranks_.size());
-    return ranks_.emplace(key(left, right), Merge{rank, merged}).second;
+    if (4 * (size_ + 1) > 3 * slots_.size()) reserve(2 * size_ + 8);
+    const uint64_t k = key(left, right);
+    Merge& slot = slots_[slot_of(k)];
+    if (slot.rank != kEmpty) return false;
+    slot = Merge{k, static_cast<uint32_t>(size_), merged};
+    ++size_;
+    return true;
 }
 
 // ref: huggingface/tokenizers tokenizers/src/models/bpe/word.rs, Word::merge_all (priority

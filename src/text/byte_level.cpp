@@ -33,7 +33,7 @@ ByteLevelAlphabet::ByteLevelAlphabet() {
     }
 }
 
-bool ByteLevelAlphabet::decode(const std::string& token, std::string* bytes) const {
+bool ByteLevelAlphabet::decode(std::string_view token, std::string* bytes) const {
     size_t i = 0;
     while (i < token.size()) {
         const auto c0 = static_cast<unsigned char>(token[i]);

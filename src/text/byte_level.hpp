@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace qwen3tts {
 
@@ -18,7 +19,7 @@ class ByteLevelAlphabet {
 
     // Maps the byte-level form of a token ("Ġthe") back to raw bytes (" the"); returns false
     // when it contains a code point outside the alphabet.
-    bool decode(const std::string& token, std::string* bytes) const;
+    bool decode(std::string_view token, std::string* bytes) const;
 
   private:
     std::array<std::string, 256> byte_to_utf8_;

@@ -24,18 +24,14 @@ bool is_space(char c) {
 void Tokenizer::Impl::load_vocab(const std::string& path) {
     Impl& t = *this;
     t.vocab = read_vocab_json(path);
-    int64_t max_id = -1;
-    for (const auto& entry : t.vocab) max_id = std::max<int64_t>(max_id, entry.second);
-    t.id_to_token.assign(static_cast<size_t>(max_id + 1), std::string());
-    for (const auto& [token, id] : t.vocab) t.id_to_token[static_cast<size_t>(id)] = token;
     for (int b = 0; b < 256; ++b) {
-        auto it = t.vocab.find(t.alphabet.encode_byte(static_cast<uint8_t>(b)));
-        if (it == t.vocab.end()) {
+        const int32_t id = t.vocab.find(t.alphabet.encode_byte(static_cast<uint8_t>(b)));
+        if (id < 0) {
             throw Error(
                 ErrorCode::format,
                 "tokenizer: " + path + " lacks the byte-level token of byte " + std::to_string(b));
         }
-        t.byte_id[static_cast<size_t>(b)] = it->second;
+        t.byte_id[static_cast<size_t>(b)] = id;
     }
 }
 
@@ -45,6 +41,9 @@ void Tokenizer::Impl::load_vocab(const std::string& path) {
 void Tokenizer::Impl::load_merges(const std::string& path) {
     Impl& t = *this;
     const std::string text = read_text_file(path, "tokenizer file");
+    // About 12 bytes a line in Qwen's merges.txt; a hint, so the ranks are not rehashed.
+    t.merges.reserve(text.size() / 10);
+    std::string merged;  // left + right, reused
     size_t line_start = 0;
     for (size_t line_no = 1; line_start < text.size(); ++line_no) {
         size_t line_end = text.find('\n', line_start);
@@ -60,32 +59,35 @@ void Tokenizer::Impl::load_merges(const std::string& path) {
             return "tokenizer: " + path + " line " + std::to_string(line_no);
         };
         // Two tokens separated by whitespace (Python's str.split(), as Qwen2Tokenizer reads it).
-        std::vector<std::string> parts;
+        std::string_view parts[2];
+        size_t n_parts = 0;
         for (size_t i = 0; i < line.size();) {
             while (i < line.size() && is_space(line[i])) ++i;
             size_t j = i;
             while (j < line.size() && !is_space(line[j])) ++j;
-            if (j > i) parts.emplace_back(line.substr(i, j - i));
+            if (j > i) {
+                if (n_parts < 2) parts[n_parts] = line.substr(i, j - i);
+                ++n_parts;
+            }
             i = j;
         }
-        if (parts.size() != 2) {
+        if (n_parts != 2) {
             throw Error(ErrorCode::format, where() + ": expected two tokens, got " +
-                                               std::to_string(parts.size()) + " in \"" +
+                                               std::to_string(n_parts) + " in \"" +
                                                std::string(line) + "\"");
         }
-        const std::string& left = parts[0];
-        const std::string& right = parts[1];
-        const auto id_of = [&](const std::string& tok) {
-            auto it = t.vocab.find(tok);
-            if (it == t.vocab.end()) {
+        const auto id_of = [&](std::string_view tok) {
+            const int32_t id = t.vocab.find(tok);
+            if (id < 0) {
                 throw Error(ErrorCode::format,
-                            where() + ": token \"" + tok + "\" is not in vocab.json");
+                            where() + ": token \"" + std::string(tok) + "\" is not in vocab.json");
             }
-            return it->second;
+            return id;
         };
-        const int32_t l = id_of(left);
-        const int32_t r = id_of(right);
-        t.merges.add(l, r, id_of(left + right));
+        const int32_t l = id_of(parts[0]);
+        const int32_t r = id_of(parts[1]);
+        merged.assign(parts[0]).append(parts[1]);
+        t.merges.add(l, r, id_of(merged));
     }
 }
 
@@ -97,7 +99,7 @@ void Tokenizer::Impl::load_added_tokens(const std::string& path) {
     const JsonFields decoder = top.object("added_tokens_decoder");
     // Added ids extend vocab.json: bounded by its size plus the number of added tokens, so a
     // stray huge id is an error rather than a huge vocab_size().
-    const int64_t max_id = int64_t(t.id_to_token.size()) + int64_t(decoder.raw().size()) - 1;
+    const int64_t max_id = int64_t(t.vocab.size()) + int64_t(decoder.raw().size()) - 1;
     for (const auto& [key, entry] : decoder.raw().items()) {
         const auto where = "tokenizer: " + path + ": added_tokens_decoder[\"" + key + "\"]";
         size_t used = 0;
@@ -113,7 +115,7 @@ void Tokenizer::Impl::load_added_tokens(const std::string& path) {
         if (id > max_id) {
             throw Error(ErrorCode::format,
                         where + ": id " + key + " is beyond the vocabulary (vocab.json has " +
-                            std::to_string(t.id_to_token.size()) + " tokens and there are " +
+                            std::to_string(t.vocab.size()) + " tokens and there are " +
                             std::to_string(decoder.raw().size()) + " added tokens, so ids end at " +
                             std::to_string(max_id) + ")");
         }
@@ -156,8 +158,7 @@ Tokenizer Tokenizer::load(const std::string& model_dir, PretokenizerRegex regex)
     impl->load_vocab(join_path(model_dir, "vocab.json"));
     impl->load_merges(join_path(model_dir, "merges.txt"));
     impl->load_added_tokens(join_path(model_dir, "tokenizer_config.json"));
-    impl->n_vocab =
-        std::max(impl->id_to_token.size(), static_cast<size_t>(impl->added.max_id() + 1));
+    impl->n_vocab = std::max(impl->vocab.size(), static_cast<size_t>(impl->added.max_id() + 1));
     return Tokenizer(std::move(impl));
 }
 
@@ -188,10 +189,8 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
             bytes += *content;
             continue;
         }
-        const bool known = id >= 0 && static_cast<size_t>(id) < impl_->id_to_token.size() &&
-                           !impl_->id_to_token[static_cast<size_t>(id)].empty();
-        if (!known ||
-            !impl_->alphabet.decode(impl_->id_to_token[static_cast<size_t>(id)], &bytes)) {
+        const std::string_view token = impl_->vocab.token(id);
+        if (token.empty() || !impl_->alphabet.decode(token, &bytes)) {
             throw Error(ErrorCode::invalid_argument,
                         "tokenizer decode: unknown token id " + std::to_string(id));
         }
@@ -202,8 +201,7 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
 int32_t Tokenizer::token_to_id(const std::string& token) const {
     const int32_t added = impl_->added.find(token);
     if (added >= 0) return added;
-    auto it = impl_->vocab.find(token);
-    return it == impl_->vocab.end() ? -1 : it->second;
+    return impl_->vocab.find(token);
 }
 
 size_t Tokenizer::vocab_size() const {

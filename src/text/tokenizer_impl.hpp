@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "text/added_tokens.hpp"
 #include "text/bpe.hpp"
 #include "text/byte_level.hpp"
 #include "text/pretokenizer.hpp"
+#include "text/token_vocab.hpp"
 #include "text/tokenizer.hpp"
 
 namespace qwen3tts {
@@ -23,9 +23,8 @@ struct Tokenizer::Impl {
     PretokenizerRegex regex;
     Pretokenizer pretokenizer;
     ByteLevelAlphabet alphabet;
-    std::unordered_map<std::string, int32_t> vocab;  // byte-level token -> id
-    std::vector<std::string> id_to_token;            // "" where vocab.json has no such id
-    std::array<int32_t, 256> byte_id{};              // id of the one-byte token of each byte
+    TokenVocab vocab;                    // byte-level token <-> id
+    std::array<int32_t, 256> byte_id{};  // id of the one-byte token of each byte
     BpeMerges merges;
     AddedTokens added;
     size_t n_vocab = 0;

@@ -14,8 +14,7 @@ namespace {
 // Accepts exactly one flat object whose values are integers; anything else is a format error.
 class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
   public:
-    VocabHandler(const std::string& path, std::unordered_map<std::string, int32_t>* vocab)
-        : path_(path), vocab_(vocab) {}
+    VocabHandler(const std::string& path, TokenVocab* vocab) : path_(path), vocab_(vocab) {}
 
     bool start_object(std::size_t) override {
         if (depth_++ != 0) bad_value("an object");
@@ -27,9 +26,6 @@ class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
     }
     bool key(string_t& k) override {
         key_ = k;
-        if (depth_ == 1 && vocab_->count(key_))
-            throw Error(ErrorCode::format,
-                        "tokenizer: " + path_ + ": token \"" + key_ + "\" appears twice");
         return true;
     }
     bool number_unsigned(number_unsigned_t v) override {
@@ -37,7 +33,9 @@ class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
             v > static_cast<number_unsigned_t>(std::numeric_limits<int32_t>::max())) {
             bad_value(std::to_string(v));
         }
-        (*vocab_)[key_] = static_cast<int32_t>(v);
+        if (!vocab_->add(key_, static_cast<int32_t>(v)))
+            throw Error(ErrorCode::format,
+                        "tokenizer: " + path_ + ": token \"" + key_ + "\" appears twice");
         return true;
     }
     bool number_integer(number_integer_t v) override {
@@ -67,36 +65,40 @@ class VocabHandler : public nlohmann::json_sax<nlohmann::json> {
     }
 
     const std::string& path_;
-    std::unordered_map<std::string, int32_t>* vocab_;
+    TokenVocab* vocab_;
     std::string key_;
     int depth_ = 0;
 };
 
 }  // namespace
 
-std::unordered_map<std::string, int32_t> read_vocab_json(const std::string& path) {
+TokenVocab read_vocab_json(const std::string& path) {
     const std::string text = read_text_file(path, "tokenizer file");
-    std::unordered_map<std::string, int32_t> vocab;
-    vocab.reserve(text.size() / 16);
+    TokenVocab vocab;
+    vocab.reserve(text.size() / 16, text.size() / 2);
     VocabHandler handler(path, &vocab);
     nlohmann::json::sax_parse(text, &handler);
 
     // Ids index tables sized by the largest id: they must be exactly 0..n-1, so a stray huge
     // id cannot make the tokenizer allocate gigabytes, and every id names one token.
     const size_t n = vocab.size();
-    std::vector<const std::string*> token_of(n, nullptr);
-    for (const auto& [token, id] : vocab) {
+    std::vector<std::string_view> token_of(n);
+    std::vector<char> seen(n, 0);
+    vocab.for_each([&](std::string_view token, int32_t id) {
+        const auto t = [&] { return std::string(token); };
         if (size_t(id) >= n)
             throw Error(ErrorCode::format,
-                        "tokenizer: " + path + ": token \"" + token + "\" has id " +
+                        "tokenizer: " + path + ": token \"" + t() + "\" has id " +
                             std::to_string(id) + ", but the " + "file has " + std::to_string(n) +
                             " tokens (ids must be 0.." + std::to_string(n - 1) + ")");
-        if (const std::string* other = token_of[size_t(id)])
-            throw Error(ErrorCode::format, "tokenizer: " + path + ": tokens \"" + *other +
-                                               "\" and \"" + token + "\" share id " +
-                                               std::to_string(id));
-        token_of[size_t(id)] = &token;
-    }
+        if (seen[size_t(id)])
+            throw Error(ErrorCode::format, "tokenizer: " + path + ": tokens \"" +
+                                               std::string(token_of[size_t(id)]) + "\" and \"" +
+                                               t() + "\" share id " + std::to_string(id));
+        seen[size_t(id)] = 1;
+        token_of[size_t(id)] = token;
+    });
+    vocab.index_ids();
     return vocab;
 }
 
