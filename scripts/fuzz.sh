@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-15, ASan + UBSan, see fuzz/ and cmake/fuzzing.cmake) into
 # build-fuzz/ and runs each for SECONDS (default 20) over a scratch copy of its seed corpus
-# fuzz/corpus/<target>/. Prints one line per target; exits non-zero when any target crashed,
+# fuzz/corpus/<target>/, as many targets at once as there are cores. Prints one line per target
+# (in the order given); exits non-zero when any target crashed,
 # leaving the reproducer in build-fuzz/run/<target>/crashes/ and the log next to it.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 set -euo pipefail
@@ -39,13 +40,12 @@ cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}"
 ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer-15 || command -v llvm-symbolizer-14 ||
                        command -v llvm-symbolizer || true)
 export ASAN_SYMBOLIZER_PATH
-failed=0
-for t in "${targets[@]}"; do
-  work=build-fuzz/run/$t
+# Runs one target; its report line goes to build-fuzz/run/<target>/result.
+run_target() {
+  local t=$1 work=build-fuzz/run/$1 rc=0 execs result
   rm -rf "$work"
   mkdir -p "$work/corpus" "$work/crashes" "$work/tmp"
   cp -r fuzz/corpus/"$t"/. "$work/corpus/"
-  rc=0
   TMPDIR=$PWD/$work/tmp UBSAN_OPTIONS=print_stacktrace=1 \
     build-fuzz/fuzz/"$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$work/crashes/" "$work/corpus" >"$work/log" 2>&1 ||
@@ -55,9 +55,26 @@ for t in "${targets[@]}"; do
     result="ok"
   else
     result="CRASH (exit $rc): $(ls "$work/crashes" | head -1), log $work/log"
-    failed=1
   fi
-  printf '%-20s %4ss %10s executions  %s\n' "$t" "$seconds" "${execs:-?}" "$result"
+  printf '%-20s %4ss %10s executions  %s\n' "$t" "$seconds" "${execs:-?}" "$result" >"$work/result"
   rm -rf "$work/tmp"
+}
+
+# Each fuzzer runs on one core: as many at once as there are cores, reported in target order.
+jobs=$(nproc)
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+failed=0
+for t in "${targets[@]}"; do
+  cat "build-fuzz/run/$t/result"
+  grep -q "  ok$" "build-fuzz/run/$t/result" || failed=1
 done
 exit $failed
