@@ -201,6 +201,49 @@ TEST(CliLanguages, TheLibraryResolvesThemForEveryCaller) {
               "the instruction: invalid UTF-8 at byte offset 1 (byte 0xc3)");
 }
 
+// A slip in an option's value is reported before the model loads (seconds for the 1.7B), not
+// after: here no model can load at all (offline, not in the cache), so an error naming the
+// option proves it was checked first.
+TEST(CliOptionValues, AreCheckedBeforeTheModelLoads) {
+    const std::string batch = tmp("batch.jsonl");
+    std::ofstream(batch) << "{\"id\": \"a\", \"text\": \"hi\"}\n";
+    const std::string cli =
+        "HF_HUB_OFFLINE=1 HF_HUB_CACHE=" + shell_quote(tmp("empty_cache")) + " " + kCli;
+    const std::string no_model = " --model no-such-org/no-model ";
+    const struct {
+        std::string command, expected;
+    } cases[] = {
+        {"codes" + no_model + "--text hi --out x.npy --seed abc",
+         "--seed expects an integer in 0 ... 18446744073709551615, got 'abc'"},
+        {"speak" + no_model + "--text hi --out x.wav --subtalker-top-p 0",
+         "--subtalker-top-p must be in (0, 1], got '0'"},
+        {"speak" + no_model + "--text hi --out x.wav --max-frames 0",
+         "--max-frames must be >= 1, got '0'"},
+        {"codes" + no_model + "--text hi --out x.npy --voice " + shell_quote(fake_wav()),
+         " is an audio file, not a voice file"},
+        {"codes" + no_model + "--text hi --out x.npy --kernels exact",
+         "--kernels must be fast or reference, got 'exact'"},
+        {"speak" + no_model + "--batch " + shell_quote(batch) + " --out-dir " +
+             shell_quote(tmp("batch_out")) + " --top-k -1",
+         "--top-k must be >= 0, got '-1'"},
+        {"speak" + no_model + "--batch " + shell_quote(batch) + " --out-dir " +
+             shell_quote(tmp("batch_out")) + " --max-batch 0",
+         "--max-batch must be >= 1, got '0'"},
+        {"bench" + no_model + "--frames 0", "--frames must be >= 1, got '0'"},
+        {"bench" + no_model + "--runs two", "--runs expects an integer, got 'two'"},
+        {"bench" + no_model + "--streams 0", "--streams must be >= 1, got '0'"},
+        {"bench" + no_model + "--streams 2 --frames 1", "--frames must be >= 2, got '1'"},
+        {"decode" + no_model + "--codes x.npy --out x.wav --threads -1",
+         "--threads must be >= 0, got '-1'"},
+    };
+    for (const auto& c : cases) {
+        const auto r = run_shell(cli + c.command);
+        EXPECT_EQ(r.exit_code, 1) << c.command << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.expected), std::string::npos)
+            << c.command << "\nexpected '" << c.expected << "' in: " << r.output;
+    }
+}
+
 TEST(CliWarnings, RefTextWithXVectorOnlyIsIgnoredAloud) {
     const auto ref = tmp("ref.wav");
     const auto made = run_cli("speak --model " + model("tiny-custom_voice") +

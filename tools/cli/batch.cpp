@@ -264,15 +264,17 @@ int run_batch(const Args& args, bool audio) {
         throw Error(ErrorCode::io, "--out-dir " + dir + ": cannot create the directory" +
                                        (ec ? " (" + ec.message() + ")" : ""));
 
-    const Model model = load_model(args);
-    const SynthesisOptions defaults = parse_options(args, model);
     if (audio && args.get("codec-decode", "streaming") != "streaming")
         throw Error(ErrorCode::invalid_argument,
                     "--batch decodes as frames come: --codec-decode must be streaming");
+    check_synthesis_args(args);
     SchedulerOptions so;
     so.max_batch = args.get_int("max-batch", so.max_batch, 1);
     so.max_queue = int(std::min<size_t>(lines.size(), INT32_MAX));
     so.engine = parse_engine(args);
+
+    const Model model = load_model(args);
+    const SynthesisOptions defaults = parse_options(args, model);
 
     int failed = 0;
     auto report_failure = [&](int64_t line, const std::string& message) {

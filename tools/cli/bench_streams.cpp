@@ -139,15 +139,16 @@ double peak_rss_mb() {
 }  // namespace
 
 int bench_streams(const Args& args) {
+    check_synthesis_args(args);
+    const int n = args.get_int("streams", 1, 1);
+    const int frames = args.get_int("frames", 32, 2);
+    const int runs = args.get_int("runs", 3, 1);
     const Model model = load_model(args);
     const ModelInfo info = model.info();
     SynthesisRequest req = parse_synthesis(
         args, model,
         "The quick brown fox jumps over the lazy dog, and then it runs back home again.",
         info.type == "custom_voice" && !info.speakers.empty() ? info.speakers.front() : "");
-    const int n = args.get_int("streams", 1, 1);
-    const int frames = args.get_int("frames", 32, 2);
-    const int runs = args.get_int("runs", 3, 1);
     // Every stream makes exactly `frames` frames (end of speech suppressed), so the window
     // holds N streams for its whole length and runs compare.
     req.options.max_frames = req.options.min_frames = frames;

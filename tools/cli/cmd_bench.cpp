@@ -138,7 +138,10 @@ void print_text(const Results& r) {
 
 int cmd_bench(const Args& args) {
     if (args.has("streams")) return bench_streams(args);
+    check_synthesis_args(args);
+    const int frames = args.get_int("frames", 32, 1);
     Results r;
+    r.runs = args.get_int("runs", 3, 1);
     // The machine first, on the threads the run will use, before the model takes memory.
     EngineOptions engine;
     engine.threads = args.get_int("threads", 0, 0);
@@ -157,8 +160,6 @@ int cmd_bench(const Args& args) {
         "The quick brown fox jumps over the lazy dog, and then it runs back home again.",
         r.info.type == "custom_voice" && !r.info.speakers.empty() ? r.info.speakers.front() : "");
     req.engine.threads = r.machine.threads;  // resolved (and capped, with its warning) above
-    const int frames = args.get_int("frames", 32, 1);
-    r.runs = args.get_int("runs", 3, 1);
     // Exactly `frames` frames per run: runs compare only at the same length.
     req.options.max_frames = req.options.min_frames = frames;
     Synthesizer synth(model, req.engine);

@@ -12,6 +12,7 @@ namespace qwen3tts::cli {
 
 int cmd_codes(const Args& args) {
     if (args.has("batch")) return run_batch(args, false);
+    check_synthesis_args(args);
     const Model model = load_model(args);
     const bool incremental = args.flag("incremental");
     const SynthesisRequest req =

@@ -62,6 +62,7 @@ int cmd_speak(const Args& args) {
     const std::string out = args.get("out");
     const std::string format = args.get("format");
     check_format_matches_extension(out, format);
+    check_synthesis_args(args);
     const Model model = load_model(args);
     const bool incremental = args.flag("incremental");
     SynthesisRequest req =
@@ -110,11 +111,11 @@ int cmd_decode(const Args& args) {
     const std::string out = args.get("out");
     const std::string format = args.get("format");
     check_format_matches_extension(out, format);
+    const int threads = args.get_int("threads", 0, 0);
     const Model model = load_model(args);
     const auto codes = load_codes_npy(args.get("codes"), model);
     AudioFileWriter writer(out, model.sample_rate(), format);
-    const auto wav =
-        model.decode(codes, args.get("codec-decode", "streaming"), args.get_int("threads", 0, 0));
+    const auto wav = model.decode(codes, args.get("codec-decode", "streaming"), threads);
     writer.write(wav.data(), wav.size());
     writer.finish();
     std::fprintf(stderr, "qwen3tts: %zu frames → %.2f s of audio → %s\n",

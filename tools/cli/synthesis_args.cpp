@@ -25,6 +25,33 @@ void refuse_audio_as_voice(const std::string& path) {
                         "`qwen3tts voice`");
 }
 
+// The seed, sampling and length options: the ones whose values need no model to check.
+void apply_numeric_options(const Args& args, SynthesisOptions& o) {
+    if (args.has("seed")) o.seed = args.get_u64("seed");
+    using R = Args::Range;
+    if (args.flag("greedy")) o.talker.do_sample = o.predictor.do_sample = false;
+    o.talker.temperature = args.get_float("temperature", o.talker.temperature, R::positive);
+    o.talker.top_k = args.get_int("top-k", o.talker.top_k, 0);
+    o.talker.top_p = args.get_float("top-p", o.talker.top_p, R::probability);
+    o.talker.repetition_penalty =
+        args.get_float("repetition-penalty", o.talker.repetition_penalty, R::positive);
+    o.predictor.temperature =
+        args.get_float("subtalker-temperature", o.predictor.temperature, R::positive);
+    o.predictor.top_k = args.get_int("subtalker-top-k", o.predictor.top_k, 0);
+    o.predictor.top_p = args.get_float("subtalker-top-p", o.predictor.top_p, R::probability);
+    o.max_frames = args.get_int("max-frames", o.max_frames, 1);
+    if (args.declares("min-frames")) o.min_frames = args.get_int("min-frames", o.min_frames, 0);
+    if (args.declares("segment-chars"))
+        o.segment_chars = args.get_int("segment-chars", o.segment_chars, 0);
+}
+
+Voice load_voice_option(const Args& args) {
+    if (args.has("ref-audio"))
+        throw Error(ErrorCode::invalid_argument, "give either --voice or --ref-audio, not both");
+    refuse_audio_as_voice(args.get("voice"));
+    return Voice::load(args.get("voice"));
+}
+
 }  // namespace
 
 void warn(const std::string& message) {
@@ -56,29 +83,8 @@ SynthesisOptions parse_options(const Args& args, const Model& model,
     o.speaker = args.get("speaker", default_speaker);
     if (args.has("instruct")) o.instruct = read_text_option(args, "instruct");
     o.text_layout = args.get("text-layout", o.text_layout);
-    if (args.has("seed")) o.seed = args.get_u64("seed");
-    using R = Args::Range;
-    if (args.flag("greedy")) o.talker.do_sample = o.predictor.do_sample = false;
-    o.talker.temperature = args.get_float("temperature", o.talker.temperature, R::positive);
-    o.talker.top_k = args.get_int("top-k", o.talker.top_k, 0);
-    o.talker.top_p = args.get_float("top-p", o.talker.top_p, R::probability);
-    o.talker.repetition_penalty =
-        args.get_float("repetition-penalty", o.talker.repetition_penalty, R::positive);
-    o.predictor.temperature =
-        args.get_float("subtalker-temperature", o.predictor.temperature, R::positive);
-    o.predictor.top_k = args.get_int("subtalker-top-k", o.predictor.top_k, 0);
-    o.predictor.top_p = args.get_float("subtalker-top-p", o.predictor.top_p, R::probability);
-    o.max_frames = args.get_int("max-frames", o.max_frames, 1);
-    if (args.declares("min-frames")) o.min_frames = args.get_int("min-frames", o.min_frames, 0);
-    if (args.declares("segment-chars"))
-        o.segment_chars = args.get_int("segment-chars", o.segment_chars, 0);
-
-    if (args.has("voice") && args.has("ref-audio"))
-        throw Error(ErrorCode::invalid_argument, "give either --voice or --ref-audio, not both");
-    if (args.has("voice")) {
-        refuse_audio_as_voice(args.get("voice"));
-        o.voice = Voice::load(args.get("voice"));
-    }
+    apply_numeric_options(args, o);
+    if (args.has("voice")) o.voice = load_voice_option(args);
     if (args.has("ref-audio")) {
         VoiceCloneOptions vo;
         vo.x_vector_only = args.flag("x-vector-only");
@@ -108,6 +114,13 @@ void require_speaker(const Model& model, const SynthesisOptions& options) {
         throw Error(ErrorCode::invalid_argument,
                     "this CustomVoice model needs --speaker (one of: " + list + ")");
     }
+}
+
+void check_synthesis_args(const Args& args) {
+    SynthesisOptions o;
+    apply_numeric_options(args, o);
+    if (args.has("voice")) load_voice_option(args);
+    parse_engine(args);
 }
 
 EngineOptions parse_engine(const Args& args) {
