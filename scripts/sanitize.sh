@@ -22,8 +22,9 @@ if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=cc
 # builds warning-free under clang (warnings are errors when CI=true, as in scripts/test.sh).
 werror=OFF
 if [ "${CI:-}" = true ]; then werror=ON; fi
+# The benchmarks are not built here (no test runs them; the main build compiles them).
 CC=clang-15 CXX=clang++-15 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release \
-  -DQWEN3TTS_SANITIZE="$kind" -DQWEN3TTS_WERROR="$werror" \
+  -DQWEN3TTS_SANITIZE="$kind" -DQWEN3TTS_WERROR="$werror" -DQWEN3TTS_BUILD_BENCH=OFF \
   -DQWEN3TTS_GENERATED_DIR="$(pwd)/build/generated" "${launcher[@]}" >/dev/null
 cmake --build "$dir" -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
