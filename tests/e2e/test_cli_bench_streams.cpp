@@ -17,8 +17,9 @@ TEST(CliBenchStreams, JsonHasTheFields) {
     EXPECT_NE(r.output.find("{\"streams\": 2, \"threads\": 2, \"frames_per_stream\": 6"),
               std::string::npos)
         << r.output;
-    for (const std::string field : {"aggregate_frames_per_s", "audio_s_per_wall_s",
-                                    "per_stream_ms_per_frame", "join_first_audio_ms"}) {
+    for (const std::string field :
+         {"aggregate_frames_per_s", "audio_s_per_wall_s", "per_stream_ms_per_frame",
+          "join_first_audio_ms", "step_talker_ms", "step_predictor_ms", "step_codec_ms"}) {
         std::smatch m;
         ASSERT_TRUE(std::regex_search(r.output, m, std::regex("\"" + field + "\": ([0-9.]+)")))
             << field << "\n"

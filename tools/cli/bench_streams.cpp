@@ -1,9 +1,11 @@
 // qwen3tts bench --streams N: N requests at once through one Scheduler (continuous batching).
 // Measures the aggregate frames per second and seconds of audio per wall second while all N
 // generate (codec included), each stream's ms per frame, the time to first audio of a request
-// joining N running ones, and peak RSS. With --json one object with the fields `streams`,
-// `aggregate_frames_per_s`, `audio_s_per_wall_s`, `per_stream_ms_per_frame`,
-// `join_first_audio_ms`, `peak_rss_mb` (medians over --runs).
+// joining N running ones, what one step of the N streams spends in the talker, the code
+// predictor and the codec (what bounds N streams), and peak RSS. With --json one object with the
+// fields `streams`, `aggregate_frames_per_s`, `audio_s_per_wall_s`, `per_stream_ms_per_frame`,
+// `join_first_audio_ms`, `step_talker_ms`, `step_predictor_ms`, `step_codec_ms`, `peak_rss_mb`
+// (medians over --runs).
 #include "bench_streams.hpp"
 
 #include <sys/resource.h>
@@ -36,6 +38,10 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 struct Throughput {
     double frames_per_s = 0, audio_s_per_wall_s = 0, ms_per_frame = 0;
     int64_t frames = 0;  // counted in the window
+    // One step of the batch (a frame of every stream), from the requests' reports: a stream's
+    // talker and predictor times are those of the batched steps it was in, its codec time its
+    // share of the batched decodes (so the streams' shares add up to the batch's time).
+    double step_talker_ms = 0, step_predictor_ms = 0, step_codec_ms = 0;
 };
 
 // N streams of `frames` frames each. The window runs from the moment every stream has made
@@ -74,11 +80,18 @@ Throughput run_streams(Scheduler& scheduler, const SynthesisRequest& req, int n,
         o.seed = req.options.seed.value_or(0) + uint64_t(i);
         requests.push_back(scheduler.submit(req.text, o, std::move(cb)));
     }
+    Throughput t;
+    std::vector<double> talker, predictor;
     for (auto& r : requests) {
         const RequestResult res = r.wait();
         if (res.status == RequestResult::Status::failed) throw Error(res.error_code, res.error);
+        const double frames = double(std::max<int64_t>(res.report.generation.frames, 1));
+        talker.push_back(res.report.generation.talker_ms / frames);
+        predictor.push_back(res.report.generation.predictor_ms / frames);
+        t.step_codec_ms += res.report.codec_ms / frames;
     }
-    Throughput t;
+    t.step_talker_ms = median(talker);
+    t.step_predictor_ms = median(predictor);
     const double s = ms_between(window_start, last) / 1000.0;
     t.frames = window_frames;
     if (started == n && window_frames > 0 && s > 0) {
@@ -158,7 +171,7 @@ int bench_streams(const Args& args) {
     so.engine = req.engine;
     Scheduler scheduler(model, so);
 
-    std::vector<double> fps, audio, ms, join;
+    std::vector<double> fps, audio, ms, join, talker, predictor, codec;
     int64_t window_frames = 0;
     for (int r = 0; r < runs; ++r) {
         const Throughput t = run_streams(scheduler, req, n, model.sample_rate());
@@ -168,6 +181,9 @@ int bench_streams(const Args& args) {
             audio.push_back(t.audio_s_per_wall_s);
             ms.push_back(t.ms_per_frame);
         }
+        talker.push_back(t.step_talker_ms);
+        predictor.push_back(t.step_predictor_ms);
+        codec.push_back(t.step_codec_ms);
         join.push_back(join_first_audio(scheduler, req, n));
     }
     if (args.flag("json")) {
@@ -175,9 +191,10 @@ int bench_streams(const Args& args) {
             "{\"streams\": %d, \"threads\": %d, \"frames_per_stream\": %d, \"runs\": %d, "
             "\"aggregate_frames_per_s\": %.3f, \"audio_s_per_wall_s\": %.4f, "
             "\"per_stream_ms_per_frame\": %.2f, \"join_first_audio_ms\": %.1f, "
+            "\"step_talker_ms\": %.2f, \"step_predictor_ms\": %.2f, \"step_codec_ms\": %.2f, "
             "\"peak_rss_mb\": %.0f}\n",
             n, req.engine.threads, frames, runs, median(fps), median(audio), median(ms),
-            median(join), peak_rss_mb());
+            median(join), median(talker), median(predictor), median(codec), peak_rss_mb());
         return 0;
     }
     std::printf("model            %s (%s %s)\n", info.dir.c_str(), info.size.c_str(),
@@ -193,6 +210,10 @@ int bench_streams(const Args& args) {
                 median(ms) / 80.0);
     std::printf("join             %.0f ms to first audio for a request joining %d running\n",
                 median(join), n);
+    std::printf(
+        "one step         talker %.1f + code predictor %.1f + codec %.1f ms (one frame of "
+        "every stream)\n",
+        median(talker), median(predictor), median(codec));
     std::printf("peak RSS         %.0f MB\n", peak_rss_mb());
     return 0;
 }
