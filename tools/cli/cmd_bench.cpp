@@ -143,10 +143,7 @@ int cmd_bench(const Args& args) {
     Results r;
     r.runs = args.get_int("runs", 3, 1);
     // The machine first, on the threads the run will use, before the model takes memory.
-    EngineOptions engine;
-    engine.threads = args.get_int("threads", 0, 0);
-    engine.oversubscribe = args.flag("oversubscribe");
-    r.machine = measure_machine(engine);
+    r.machine = measure_machine(parse_engine(args));
 
     const auto t0 = std::chrono::steady_clock::now();
     const Model model = load_model(args);
