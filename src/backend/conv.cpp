@@ -43,12 +43,14 @@ ConvWeights prepare_strided_conv1d(const TensorView& w, int c_out, int c_in, int
     return cpu::pack_strided_conv1d(w, c_out, c_in, kernel, stride, bias);
 }
 
+void add_winograd(ConvWeights& w, int m) {
+    cpu::add_winograd(w, m);
+}
+
 void conv1d(const ExecContext& ctx, const ConvWeights& w, const float* x, int64_t ldx,
             int64_t n_rows, float* y, int64_t ldy, bool accumulate) {
-    if (ctx.kernels == KernelSet::reference)
-        ref::conv1d_prepared(w, x, ldx, n_rows, y, ldy, accumulate);
-    else
-        cpu::conv1d_gemm(w, x, ldx, n_rows, y, ldy, accumulate, ctx.pool);
+    const ConvRows part{x, ldx, n_rows, y, ldy};
+    conv1d_parts(ctx, w, &part, 1, accumulate);
 }
 
 void conv1d_parts(const ExecContext& ctx, const ConvWeights& w, const ConvRows* parts, int n_parts,
@@ -57,6 +59,8 @@ void conv1d_parts(const ExecContext& ctx, const ConvWeights& w, const ConvRows* 
         for (int s = 0; s < n_parts; ++s)
             ref::conv1d_prepared(w, parts[s].x, parts[s].ldx, parts[s].n_rows, parts[s].y,
                                  parts[s].ldy, accumulate);
+    } else if (!w.winograd.empty()) {
+        cpu::conv1d_winograd_parts(w, parts, n_parts, accumulate, ctx.pool);
     } else {
         cpu::conv1d_gemm_parts(w, parts, n_parts, accumulate, ctx.pool);
     }

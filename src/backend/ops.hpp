@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "backend/cpu/conv_gemm.hpp"
+#include "backend/cpu/conv_winograd.hpp"
 #include "backend/linear_weights.hpp"
 #include "backend/quantized_weights.hpp"
 #include "core/tensor_view.hpp"
@@ -88,6 +89,10 @@ ConvWeights prepare_conv_transpose1d(const TensorView& w, int c_in, int c_out, i
 // stride-1 conv over rows of stride·c_in values, see cpu::pack_strided_conv1d.
 ConvWeights prepare_strided_conv1d(const TensorView& w, int c_out, int c_in, int kernel, int stride,
                                    const float* bias);
+// Adds to prepared conv weights their Winograd form F(m, n_tap) (cpu/conv_winograd.hpp): the
+// fast kernels then compute conv1d and conv1d_parts with fewer multiply-adds, at a rounding
+// error a few times that of the direct sum; the reference kernels keep the direct sum.
+void add_winograd(ConvWeights& w, int m);
 
 // y[t*ldy + o] = (accumulate ? y : 0) + bias[o] + Σ_j Σ_i W[o,i,j]·x[(t + j·d)*ldx + i] for
 // t < n_rows; `x` points at the first history row ((n_tap-1)·dilation rows before the first

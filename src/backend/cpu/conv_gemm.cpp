@@ -204,7 +204,7 @@ PackedConv pack_impl(int c_out, int c_in, int n_tap, int dilation, const float* 
     p.dilation = dilation;
     const int n_panel = p.n_panel();
     p.panels = HugeBuffer<float>(size_t(n_panel) * n_tap * c_in * kPanel);
-    detail::populate_for_write(p.panels.data(), p.panels.size() * sizeof(float));
+    qwen3tts::detail::populate_for_write(p.panels.data(), p.panels.size() * sizeof(float));
     for (int pi = 0; pi < n_panel; ++pi)
         for (int j = 0; j < n_tap; ++j)
             for (int i = 0; i < c_in; ++i) {
@@ -379,20 +379,7 @@ template <class F>
 void run_items(const PackedConv& w, int64_t n_rows, int64_t n_item, ThreadPool* pool,
                const F& run) {
     // Below ~50k multiply-adds a fork/join costs more than it saves.
-    const bool parallel = pool && pool->size() > 1 && n_item > 1 && w.flops(n_rows) > 1e5;
-    if (!parallel) {
-        for (int64_t i = 0; i < n_item; ++i) run(i);
-        return;
-    }
-    // Items are handed out dynamically rather than split in fixed halves: on a loaded machine
-    // a descheduled thread then delays the call by one item, not by half of it.
-    std::atomic<int64_t> next{0};
-    auto grab = [&] {
-        for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;) run(i);
-    };
-    // One pointer of capture fits std::function's small buffer: no allocation per call.
-    const auto* g = &grab;
-    pool->parallel_for(pool->size(), 1, [g](int64_t, int64_t) { (*g)(); });
+    detail::for_each_item(n_item, w.flops(n_rows) > 1e5, pool, run);
 }
 
 // n_col floats of one row of a panel; whole panels (nearly all) as a fixed-size copy that the
@@ -404,7 +391,10 @@ inline void copy_panel_row(float* dst, const float* src, int n_col) {
         std::memcpy(dst, src, size_t(n_col) * sizeof(float));
 }
 
-// At least `floats` floats of this thread's, 64-byte aligned; reused (grown, never shrunk).
+}  // namespace
+
+namespace detail {
+
 float* item_buffer(size_t floats) {
     thread_local std::vector<float> buffer;
     if (buffer.size() < floats + 16) buffer.resize(floats + 16);
@@ -412,7 +402,30 @@ float* item_buffer(size_t floats) {
     return reinterpret_cast<float*>((p + 63) & ~uintptr_t(63));
 }
 
-}  // namespace
+void panel_product(const float* x, int64_t ldx, int64_t n_rows, int c_in, const float* panel,
+                   float* acc) {
+    const Isa isa = active_isa();
+    const int mr = isa == Isa::avx512 ? kMrAvx512 : isa == Isa::avx2 ? kMrAvx2 : kMrGeneric;
+    const TileFn* table = isa == Isa::avx512 ? tile_avx512_table.data()
+                          : isa == Isa::avx2 ? tile_avx2_table.data()
+                                             : tile_generic_table.data();
+    Tile t{};
+    t.ldx = ldx;
+    t.ldy = kPanel;
+    t.n_col = kPanel;
+    for (int i0 = 0; i0 < c_in; i0 += kKc) {
+        t.kc = std::min(kKc, c_in - i0);
+        t.panel = panel + size_t(i0) * kPanel;
+        t.first = i0 == 0;
+        for (int64_t r = 0; r < n_rows; r += mr) {
+            t.x = x + r * ldx + i0;
+            t.y = acc + r * kPanel;
+            table[std::min<int64_t>(mr, n_rows - r) - 1](t);
+        }
+    }
+}
+
+}  // namespace detail
 
 void conv1d_gemm(const PackedConv& w, const float* x, int64_t ldx, int64_t n_rows, float* y,
                  int64_t ldy, bool accumulate, ThreadPool* pool) {
@@ -489,7 +502,7 @@ void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, 
         // panels, which another thread may be computing, and y is rarely 64-byte aligned, so
         // summing in place bounced the lines at each panel's edges between the cores at every
         // reduction block (two threads took ~30 % more CPU time than one for the same decode).
-        float* acc = item_buffer(size_t(end - begin) * kPanel);
+        float* acc = detail::item_buffer(size_t(end - begin) * kPanel);
         float* y = part.y + int64_t(p) * kPanel;
         if (accumulate)
             for (int64_t r = begin; r < end; ++r)

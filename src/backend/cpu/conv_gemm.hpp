@@ -18,15 +18,13 @@
 // only `y`. With a pool, work is split over row blocks (long inputs) or output panels.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "core/huge_buffer.hpp"
 #include "core/tensor_view.hpp"
-
-namespace qwen3tts {
-class ThreadPool;
-}
+#include "core/thread_pool.hpp"
 
 namespace qwen3tts::cpu {
 
@@ -34,6 +32,20 @@ constexpr int kPanel = 32;  // output channels per packed panel (two AVX-512 vec
 // Below this many outputs (the codec's final conv has one) a panel would be mostly padding:
 // the AVX-512 kernel then takes dot products over rows of `narrow` instead.
 constexpr int kNarrowOut = 4;
+
+// The same convolution as Winograd's minimal filtering F(m, n_tap) over each phase of the
+// dilation (conv_winograd.hpp): weights transformed at load, one GEMM per evaluation point.
+// Empty unless add_winograd() was called.
+struct WinogradPanels {
+    int m = 0;  // outputs per tile
+    int n = 0;  // evaluation points = m + n_tap - 1
+    // [n_panel][n][c_in][kPanel]: the weights evaluated at each point (G·w), panel by panel.
+    HugeBuffer<float> panels;
+    std::vector<float> input_transform;   // [n][n]: point k's input is Σ_l B[k][l]·x_l
+    std::vector<float> output_transform;  // [m][n]: output u is Σ_k A[u][k]·product_k
+
+    bool empty() const { return m == 0; }
+};
 
 struct PackedConv {
     int c_out = 0;
@@ -45,6 +57,7 @@ struct PackedConv {
     HugeBuffer<float> panels;
     std::vector<float> bias;    // [c_out] or empty (no bias)
     std::vector<float> narrow;  // c_out <= kNarrowOut: [c_out][n_tap][c_in]; else empty
+    WinogradPanels winograd;    // optional second form of the same weights (see above)
 
     int n_panel() const { return (c_out + kPanel - 1) / kPanel; }
     int64_t history() const { return int64_t(n_tap - 1) * dilation; }  // rows before row 0
@@ -106,6 +119,40 @@ struct ConvRows {
 // reduction order): a part's result does not depend on the other parts.
 void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, bool accumulate,
                        ThreadPool* pool);
+
+namespace detail {
+
+// Shared with the Winograd convolution (conv_winograd.cpp).
+
+// acc[r·kPanel + q] = Σ_i x[r·ldx + i]·panel[i·kPanel + q] for r < n_rows, q < kPanel: rows of
+// x against one packed panel slice of c_in rows, with the active ISA's micro-kernels and the
+// reduction order of conv1d_gemm (blocks of input channels, in order).
+void panel_product(const float* x, int64_t ldx, int64_t n_rows, int c_in, const float* panel,
+                   float* acc);
+
+// At least `floats` floats of the calling thread's, 64-byte aligned; reused (grown, never
+// shrunk) by every call on this thread.
+float* item_buffer(size_t floats);
+
+// Calls run(item) for every item in [0, n_item), over the pool when `parallel`. Items are handed
+// out dynamically rather than split in fixed halves: on a loaded machine a descheduled thread
+// then delays the call by one item, not by half of it.
+template <class F>
+void for_each_item(int64_t n_item, bool parallel, ThreadPool* pool, const F& run) {
+    if (!parallel || !pool || pool->size() <= 1 || n_item <= 1) {
+        for (int64_t i = 0; i < n_item; ++i) run(i);
+        return;
+    }
+    std::atomic<int64_t> next{0};
+    auto grab = [&] {
+        for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n_item;) run(i);
+    };
+    // One pointer of capture fits std::function's small buffer: no allocation per call.
+    const auto* g = &grab;
+    pool->parallel_for(pool->size(), 1, [g](int64_t, int64_t) { (*g)(); });
+}
+
+}  // namespace detail
 
 // Which micro-kernel conv1d_gemm uses now: "avx512", "avx2" or "generic" (set_max_isa() and
 // QWEN3TTS_ISA choose it).
