@@ -6,7 +6,7 @@
 // time actually used), which moves much less with load.
 // usage: bench_codec <model or speech_tokenizer dir> [--frames N] [--threads T] [--runs R]
 //                    [--packet P] [--stream 0|1] [--chunk F] [--isa avx512|avx2|generic]
-//                    [--peak GFLOPS]
+//                    [--peak GFLOPS] [--codec-conv direct|winograd]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: %s <model dir> [--frames N] [--threads T] [--runs R] [--packet P] "
                      "[--stream 0|1] [--chunk F] [--conv-chunk F] [--isa avx512|avx2|generic] "
-                     "[--peak GFLOPS] [--batch B]\n",
+                     "[--peak GFLOPS] [--batch B] [--codec-conv direct|winograd]\n",
                      argv[0]);
         return 2;
     }
@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
     int batch = 0;
     double peak = 0, peak_cpu = 0;
     std::string isa;
+    CodecDecoderOptions options;
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string k = argv[i];
         const char* v = argv[i + 1];
@@ -149,6 +150,9 @@ int main(int argc, char** argv) {
             peak = std::atof(v);
         else if (k == "--batch")
             batch = std::atoi(v);
+        else if (k == "--codec-conv" &&
+                 (std::string(v) == "direct" || std::string(v) == "winograd"))
+            options.winograd = std::string(v) == "winograd";
         else {
             std::fprintf(stderr, "unknown option %s\n", k.c_str());
             return 2;
@@ -179,7 +183,7 @@ int main(int argc, char** argv) {
         }
         if (peak <= 0) peak = 1;  // no AVX-512 peak loop: give --peak
         double t0 = now_s();
-        auto dec = CodecDecoder::load(dir);
+        auto dec = CodecDecoder::load(dir, options);
         const double t_load = now_s() - t0;
         ThreadPool pool(threads);
         const backend::ExecContext ctx{backend::KernelSet::fast, &pool};
@@ -191,10 +195,10 @@ int main(int argc, char** argv) {
         const double audio_s = double(frames) * dec->samples_per_frame() / dec->sample_rate();
         const double gflop = dec->flops(frames) * 1e-9;
         std::printf(
-            "codec bench: %s\n  load %.2f s, isa %s, threads %d, frames %d (%.2f s audio), "
-            "%.2f GFLOP (%.1f GFLOP per s of audio)\n",
-            dir.c_str(), t_load, cpu::conv_gemm_isa(), threads, frames, audio_s, gflop,
-            gflop / audio_s);
+            "codec bench: %s\n  load %.2f s, isa %s, threads %d, convs %s, frames %d (%.2f s "
+            "audio), %.2f GFLOP (%.1f GFLOP per s of audio; the direct sums' count)\n",
+            dir.c_str(), t_load, cpu::conv_gemm_isa(), threads,
+            options.winograd ? "winograd" : "direct", frames, audio_s, gflop, gflop / audio_s);
 
         {
             auto s = dec->new_stream(ctx, chunk, conv_chunk);

@@ -21,6 +21,7 @@ class LoadOptions(ctypes.Structure):
         ("mmap", ctypes.c_int),
         ("quant", ctypes.c_char_p),
         ("copy_frame_weights", ctypes.c_int),
+        ("codec_conv", ctypes.c_char_p),
     ]
 
 
@@ -46,6 +47,7 @@ class ModelInfo(ctypes.Structure):
         ("sample_rate", ctypes.c_int),
         ("language_codes", ctypes.POINTER(ctypes.c_char_p)),
         ("quant", ctypes.c_char_p),
+        ("codec_conv", ctypes.c_char_p),
     ]
 
 

@@ -59,6 +59,8 @@ class ModelInfo:
     n_codebook: int
     codebook_size: int
     sample_rate: int
+    quant: str  # the load option in effect, normalised ("bf16", "talker=q4,predictor=q8")
+    codec_conv: str  # the load option in effect ("direct", "winograd")
     tokenizer_type: str = "qwen3_tts_tokenizer_12hz"
 
 
@@ -175,6 +177,8 @@ class Qwen3TTSModel(Closable):
             n_codebook=info.n_codebook,
             codebook_size=info.codebook_size,
             sample_rate=info.sample_rate,
+            quant=_lib.decode(info.quant),
+            codec_conv=_lib.decode(info.codec_conv),
         )
         self.sample_rate = info.sample_rate
         d = self._defaults
@@ -205,6 +209,7 @@ class Qwen3TTSModel(Closable):
         pretokenizer=None,
         mmap=True,
         copy_frame_weights=True,
+        codec_conv=None,
         **kwargs,
     ):
         """Loads a checkpoint directory or a Hugging Face repo id ("Qwen/Qwen3-TTS-12Hz-0.6B-
@@ -216,11 +221,16 @@ class Qwen3TTSModel(Closable):
         "mistral_fixed". mmap: map the checkpoint (True) or read it into memory.
         copy_frame_weights: with mmap, copy the talker's and code predictor's weights into
         memory (True) or read them through the mapping (False: fast start, little memory, for
-        cloning voices; synthesis slower).
+        cloning voices; synthesis slower). codec_conv: None = "direct", or "winograd" (the codec's
+        7-tap convolutions by Winograd F(4,7): faster decoding, waveform within 5e-5; docs/codec.md).
         The official loader's transformers arguments (device_map, dtype, attn_implementation)
         are accepted and ignored."""
         if quant is not None and not isinstance(quant, str):
             raise invalid_argument("quant must be None or a string such as 'q8', got %r" % (quant,))
+        if codec_conv is not None and not isinstance(codec_conv, str):
+            raise invalid_argument(
+                "codec_conv must be None, 'direct' or 'winograd', got %r" % (codec_conv,)
+            )
         for key in kwargs:
             if key not in _IGNORED_LOAD_KEYS:
                 raise TypeError("from_pretrained() got an unexpected keyword argument %r" % key)
@@ -237,6 +247,7 @@ class Qwen3TTSModel(Closable):
         options.mmap = 1 if mmap else 0
         options.quant = _lib.encode(quant)
         options.copy_frame_weights = 1 if copy_frame_weights else 0
+        options.codec_conv = _lib.encode(codec_conv)
         out = ctypes.c_void_p()
         _lib.check(
             _lib.lib().qwen3tts_model_load(

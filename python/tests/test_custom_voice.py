@@ -207,6 +207,28 @@ class LoadTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown quantization 'q3'"):
             qwen3tts.Model.from_pretrained(MODEL, quant="q3")
 
+    def test_codec_conv_equals_the_cli(self):
+        with qwen3tts.Model.from_pretrained(MODEL, codec_conv="winograd", threads=2) as model:
+            self.assertEqual(model.info.codec_conv, "winograd")
+            wavs, _ = model.generate_custom_voice(
+                HELLO, speaker="ryan", language="English", max_new_tokens=9, **GREEDY
+            )
+        tmp = tmp_dir()
+        cli = cli_speak(tmp, MODEL, HELLO, "--speaker", "ryan", "--language", "english",
+                        "--greedy", "--max-frames", "8", "--codec-conv", "winograd")
+        shutil.rmtree(tmp, ignore_errors=True)
+        np.testing.assert_array_equal(wavs[0], cli)
+        with qwen3tts.Model.from_pretrained(MODEL, threads=2) as model:
+            direct, _ = model.generate_custom_voice(
+                HELLO, speaker="ryan", language="English", max_new_tokens=9, **GREEDY
+            )
+        # The same codes; the waveforms differ by rounding only.
+        self.assertFalse(np.array_equal(wavs[0], direct[0]), "codec_conv had no effect")
+        self.assertEqual(wavs[0].shape, direct[0].shape)
+        self.assertLess(np.abs(wavs[0] - direct[0]).max(), 1e-4)
+        with self.assertRaisesRegex(ValueError, "unknown codec_conv 'fast'"):
+            qwen3tts.Model.from_pretrained(MODEL, codec_conv="fast")
+
     def test_quant_and_transformers_arguments(self):
         qwen3tts.Model.from_pretrained(MODEL, quant="bf16").close()
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'colour'"):

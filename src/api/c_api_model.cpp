@@ -11,7 +11,8 @@ namespace {
 void transfer_load_options(const void* from, void* to, size_t size) {
     qwen3tts::capi::copy_fields(from, to, size, &qwen3tts_load_options::pretokenizer,
                                 &qwen3tts_load_options::mmap, &qwen3tts_load_options::quant,
-                                &qwen3tts_load_options::copy_frame_weights);
+                                &qwen3tts_load_options::copy_frame_weights,
+                                &qwen3tts_load_options::codec_conv);
 }
 
 void transfer_info(const void* from, void* to, size_t size) {
@@ -20,7 +21,7 @@ void transfer_info(const void* from, void* to, size_t size) {
         from, to, size, &I::dir, &I::type, &I::size, &I::hidden_size, &I::talker_layers,
         &I::n_speakers, &I::speakers, &I::speaker_dialects, &I::n_languages, &I::languages,
         &I::n_dialects, &I::dialects, &I::takes_instruction, &I::weight_bytes, &I::n_codebook,
-        &I::codebook_size, &I::sample_rate, &I::language_codes, &I::quant);
+        &I::codebook_size, &I::sample_rate, &I::language_codes, &I::quant, &I::codec_conv);
 }
 
 qwen3tts_load_options default_load_options() {
@@ -31,6 +32,7 @@ qwen3tts_load_options default_load_options() {
     o.mmap = d.mmap ? 1 : 0;
     o.quant = nullptr;  // the C++ default
     o.copy_frame_weights = d.copy_frame_weights ? 1 : 0;
+    o.codec_conv = nullptr;  // the C++ default
     return o;
 }
 
@@ -80,6 +82,7 @@ int qwen3tts_model_load(const char* model, const qwen3tts_load_options* options,
         o.mmap = c.mmap != 0;
         if (c.quant) o.quant = c.quant;
         o.copy_frame_weights = c.copy_frame_weights != 0;
+        if (c.codec_conv) o.codec_conv = c.codec_conv;
         auto handle = std::make_unique<qwen3tts_model>();
         handle->model = qwen3tts::Model::load(model, o);
         *out = handle.release();
@@ -118,6 +121,7 @@ int qwen3tts_model_get_info(const qwen3tts_model* model, qwen3tts_model_info* in
         i.sample_rate = c.sample_rate;
         i.language_codes = c.language_codes.data();
         i.quant = c.info.quant.c_str();
+        i.codec_conv = c.info.codec_conv.c_str();
         transfer_info(&i, info, size);
     });
 }

@@ -19,7 +19,11 @@ Model Model::load(const std::string& model, const LoadOptions& options) {
                     "unknown pretokenizer '" + options.pretokenizer + "' (mistral_fixed or qwen2)");
     QuantPlan quant = parse_quant_plan(options.quant);  // before any download
     quant.copy_mapped = options.copy_frame_weights;
+    if (options.codec_conv != "direct" && options.codec_conv != "winograd")
+        throw Error(ErrorCode::invalid_argument,
+                    "unknown codec_conv '" + options.codec_conv + "' (direct or winograd)");
     auto impl = std::make_shared<Impl>();
+    impl->codec_options.winograd = options.codec_conv == "winograd";
     // A repo id missing from the cache is downloaded here (the model layer reads the cache only).
     impl->model = TtsModel::load(resolve_or_pull_model_dir(model), regex,
                                  options.mmap ? LoadMode::mmap : LoadMode::copy, quant);
@@ -48,6 +52,7 @@ ModelInfo Model::info() const {
                           (c.type == ModelType::custom_voice && !c.ignores_instruction());
     i.weight_bytes = impl_->model->weights().total_bytes();
     i.quant = quant_plan_name(impl_->model->quant());
+    i.codec_conv = impl_->codec_options.winograd ? "winograd" : "direct";
     i.n_codebook = c.talker.num_code_groups;
     i.codebook_size = c.talker.code_predictor.vocab_size;
     return i;

@@ -13,11 +13,13 @@ namespace qwen3tts {
 
 struct Model::Impl {
     std::shared_ptr<const TtsModel> model;
+    CodecDecoderOptions codec_options;
 
     // The codec decoder is loaded on first use: `codes` never needs it.
     const CodecDecoder& codec() const {
-        std::call_once(codec_once_,
-                       [&] { codec_ = CodecDecoder::load(model->dir() + "/speech_tokenizer"); });
+        std::call_once(codec_once_, [&] {
+            codec_ = CodecDecoder::load(model->dir() + "/speech_tokenizer", codec_options);
+        });
         return *codec_;
     }
 

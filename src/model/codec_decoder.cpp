@@ -35,9 +35,14 @@ int64_t prod(const std::vector<int>& v) {
     return p;
 }
 
+// Winograd tile of the residual units' convs: F(4, 7) over F(2, 7) and F(3, 7), which are more
+// accurate but slower (docs/codec.md).
+constexpr int kWinogradTile = 4;
+
 }  // namespace
 
-std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
+std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in,
+                                                 const CodecDecoderOptions& options) {
     const std::string dir = resolve_codec_dir(dir_in);
     std::unique_ptr<CodecDecoder> d(new CodecDecoder());
     d->cfg_ = load_codec_decoder_config(dir + "/config.json");
@@ -87,7 +92,8 @@ std::unique_ptr<CodecDecoder> CodecDecoder::load(const std::string& dir_in) {
     for (int b = 0; b < n_block; ++b)
         d->blocks_[size_t(b)].load(wm, "decoder.decoder." + std::to_string(b + 1),
                                    c.decoder_dim >> b, c.decoder_dim >> (b + 1),
-                                   c.upsample_rates[size_t(b)]);
+                                   c.upsample_rates[size_t(b)],
+                                   options.winograd ? kWinogradTile : 0);
     const int out_dim = c.decoder_dim >> n_block;
     d->final_snake_.load(wm, "decoder.decoder." + std::to_string(n_block + 1), out_dim);
     d->final_conv_.load(wm, "decoder.decoder." + std::to_string(n_block + 2) + ".conv", out_dim, 1,

@@ -46,12 +46,21 @@ class CodecStream;
 using CodecTapFn =
     std::function<void(const char* name, const float* data, int64_t n_rows, int n_ch)>;
 
+// How the decoder computes. Every choice gives the official waveform within the golden tests'
+// bound (docs/codec.md has the errors and speeds).
+struct CodecDecoderOptions {
+    // The residual units' 7-tap convolutions (44 of the decoder's 62 GFLOP per second of audio)
+    // by Winograd F(4, 7): 2.8x fewer multiply-adds there. false: direct sums (the default).
+    bool winograd = false;
+};
+
 class CodecDecoder {
   public:
     // `dir` is a speech_tokenizer directory (config.json + model.safetensors) or a Qwen3-TTS
     // model directory containing speech_tokenizer/. Throws Error naming the missing file,
     // config field or tensor.
-    static std::unique_ptr<CodecDecoder> load(const std::string& dir);
+    static std::unique_ptr<CodecDecoder> load(const std::string& dir,
+                                              const CodecDecoderOptions& options = {});
 
     const CodecDecoderConfig& config() const { return cfg_; }
     int n_codebook() const { return cfg_.n_codebook; }

@@ -14,7 +14,7 @@ void CodecDecoderBlockState::reset(const CodecDecoderBlock& block) {
 }
 
 void CodecDecoderBlock::load(const WeightMap& weights, const std::string& prefix, int c_in,
-                             int c_out, int rate) {
+                             int c_out, int rate, int winograd_tile) {
     snake_.load(weights, prefix + ".block.0", c_in);
     up_.load(weights, prefix + ".block.1.conv", c_in, c_out, 2 * rate, rate);
     for (int u = 0; u < 3; ++u) {
@@ -22,6 +22,7 @@ void CodecDecoderBlock::load(const WeightMap& weights, const std::string& prefix
         CodecResidualUnit& ru = units_[size_t(u)];
         ru.act1.load(weights, p + ".act1", c_out);
         ru.conv1.load(weights, p + ".conv1.conv", c_out, c_out, 7, kDilations[u]);
+        if (winograd_tile > 0) ru.conv1.add_winograd(winograd_tile);
         ru.act2.load(weights, p + ".act2", c_out);
         ru.conv2.load(weights, p + ".conv2.conv", c_out, c_out, 1, 1);
     }

@@ -51,8 +51,10 @@ class CodecDecoderBlock {
     // context, 6·9 rows, of any conv inside).
     static constexpr int64_t kStageHead = 64;
 
-    // prefix: "decoder.decoder.<b>"; c_out = c_in / 2.
-    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int rate);
+    // prefix: "decoder.decoder.<b>"; c_out = c_in / 2. winograd_tile > 0: the residual units'
+    // 7-tap convs by Winograd F(winograd_tile, 7) (backend::add_winograd); 0: direct sums.
+    void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int rate,
+              int winograd_tile);
     int c_in() const { return up_.c_in(); }
     int c_out() const { return up_.c_out(); }
     int rate() const { return up_.stride(); }

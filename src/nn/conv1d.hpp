@@ -40,6 +40,8 @@ class CausalConv1d {
   public:
     void load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out, int kernel,
               int dilation = 1);
+    // Computes with Winograd F(m, kernel) from now on (backend::add_winograd); before use.
+    void add_winograd(int m) { backend::add_winograd(w_, m); }
     int c_in() const { return w_.c_in; }
     int c_out() const { return w_.c_out; }
     int64_t history() const { return w_.history(); }  // rows of left context

@@ -296,6 +296,48 @@ TEST(CApi, QuantOptionReachesTheLoader) {
     EXPECT_EQ(m, nullptr);
 }
 
+// codec_conv reaches the decoder: "winograd" is reported back, decodes within the golden bound
+// of the official waveform and not bit for bit as the direct sums do; a bad value is refused.
+TEST(CApi, CodecConvOptionReachesTheDecoder) {
+    qwen3tts_load_options lo;
+    qwen3tts_load_options_init(&lo, sizeof lo);
+    EXPECT_EQ(lo.codec_conv, nullptr);
+    const auto codes64 = testing::golden("tiny-base", "codec_rand_codes").to_i64();
+    const std::vector<int32_t> codes(codes64.begin(), codes64.end());
+    const auto ref = testing::golden("tiny-base", "codec_decoder_forward_wav").to_f32();
+    std::vector<std::vector<float>> wavs;
+    for (const char* conv : {"direct", "winograd"}) {
+        lo.codec_conv = conv;
+        qwen3tts_model* m = nullptr;
+        ASSERT_EQ(qwen3tts_model_load(testing::model_dir("tiny-base").c_str(), &lo, &m),
+                  QWEN3TTS_OK)
+            << qwen3tts_last_error();
+        const ctest::CModel model(m);
+        qwen3tts_model_info info{};
+        info.struct_size = sizeof info;
+        ASSERT_EQ(qwen3tts_model_get_info(model.get(), &info), QWEN3TTS_OK);
+        EXPECT_STREQ(info.codec_conv, conv);
+        float* wav = nullptr;
+        size_t n = 0;
+        ASSERT_EQ(qwen3tts_model_decode(model.get(), codes.data(), codes.size() / 16, "streaming",
+                                        2, &wav, &n),
+                  QWEN3TTS_OK)
+            << qwen3tts_last_error();
+        wavs.emplace_back(wav, wav + n);
+        qwen3tts_free(wav);
+        ASSERT_EQ(wavs.back().size(), ref.size());
+        EXPECT_LE(testing::compare(wavs.back(), ref).max_abs, 1e-4) << conv;
+    }
+    EXPECT_NE(wavs[0], wavs[1]) << "codec_conv had no effect";
+
+    lo.codec_conv = "fast";
+    qwen3tts_model* m = nullptr;
+    EXPECT_EQ(qwen3tts_model_load(testing::model_dir("tiny-base").c_str(), &lo, &m),
+              QWEN3TTS_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(qwen3tts_last_error(), "unknown codec_conv 'fast' (direct or winograd)");
+    EXPECT_EQ(m, nullptr);
+}
+
 TEST(CApi, DecodeEqualsTheCppDecode) {
     const Model cpp = Model::load(testing::model_dir("tiny-base"));
     const auto model = load_model("tiny-base");

@@ -39,7 +39,7 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);  // throws on anything but JSON
     ASSERT_TRUE(j.is_object());
-    for (const char* f : {"model_dir", "model_size", "model_type", "quant"})
+    for (const char* f : {"model_dir", "model_size", "model_type", "quant", "codec_conv"})
         EXPECT_TRUE(j.contains(f) && j[f].is_string()) << f;
     for (const char* f : {"threads", "frames", "weight_bytes_per_frame"})
         EXPECT_TRUE(j.contains(f) && j[f].is_number_integer()) << f;
@@ -51,9 +51,10 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
     }
     ASSERT_TRUE(j.contains("bf16_gflops"));
     EXPECT_TRUE(j["bf16_gflops"].is_null() || j["bf16_gflops"].get<double>() > 0);
-    EXPECT_EQ(j.size(), 20u) << j.dump();
+    EXPECT_EQ(j.size(), 21u) << j.dump();
     EXPECT_EQ(j["frames"], 7);
     EXPECT_EQ(j["quant"], "bf16");
+    EXPECT_EQ(j["codec_conv"], "direct");
     EXPECT_EQ(j["model_type"], "custom_voice");
     EXPECT_GE(j["threads"].get<int>(), 1);
     EXPECT_NEAR(j["floor_ms_per_frame"].get<double>(),

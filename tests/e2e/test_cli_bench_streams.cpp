@@ -12,9 +12,11 @@ namespace {
 TEST(CliBenchStreams, JsonHasTheFields) {
     const auto r = testing::run_cli("bench --model " +
                                     testing::shell_quote(testing::model_dir("tiny-custom_voice")) +
-                                    " --streams 2 --frames 6 --runs 1 --threads 2 --json");
+                                    " --streams 2 --frames 6 --runs 1 --threads 2 --json"
+                                    " --codec-conv winograd");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("{\"streams\": 2, \"threads\": 2, \"frames_per_stream\": 6"),
+    EXPECT_NE(r.output.find("{\"streams\": 2, \"threads\": 2, \"quant\": \"bf16\", "
+                            "\"codec_conv\": \"winograd\", \"frames_per_stream\": 6"),
               std::string::npos)
         << r.output;
     for (const std::string field :

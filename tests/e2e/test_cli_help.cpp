@@ -71,21 +71,22 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
         return extra;
     };
     return std::map<std::string, std::vector<std::string>>{
-        {"speak", with({"min-frames", "out", "format", "codec-decode", "stream", "quiet"})},
+        {"speak",
+         with({"min-frames", "codec-conv", "out", "format", "codec-decode", "stream", "quiet"})},
         {"codes", with({"min-frames", "out", "quiet"})},
-        {"decode", {"model", "codes", "out", "format", "codec-decode", "threads"}},
+        {"decode", {"model", "codec-conv", "codes", "out", "format", "codec-decode", "threads"}},
         {"voice",
          {"model", "pretokenizer", "ref-audio", "ref-text", "x-vector-only", "max-seconds", "out",
           "quiet"}},
         {"encode", {"model", "audio", "max-seconds", "threads", "out", "quiet"}},
         {"info", {"model", "pretokenizer"}},
-        {"bench", with({"frames", "runs", "no-codec", "json"})},
+        {"bench", with({"codec-conv", "frames", "runs", "no-codec", "json"})},
         {"pull", {"include", "quiet"}},
         {"list", {}},
         {"serve",
-         {"model", "pretokenizer", "quant", "no-mmap", "host", "port", "api-key", "max-batch",
-          "max-queue", "voices-dir", "max-input-chars", "max-body-mb", "max-body-memory-mb",
-          "stream-idle-timeout", "shutdown-grace", "threads"}},
+         {"model", "pretokenizer", "quant", "codec-conv", "no-mmap", "host", "port", "api-key",
+          "max-batch", "max-queue", "voices-dir", "max-input-chars", "max-body-mb",
+          "max-body-memory-mb", "stream-idle-timeout", "shutdown-grace", "threads"}},
         {"help", {}},
     };
 }();

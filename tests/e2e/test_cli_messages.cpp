@@ -230,6 +230,8 @@ TEST(CliOptionValues, AreCheckedBeforeTheModelLoads) {
              shell_quote(tmp("batch_out")) + " --max-batch 0",
          "--max-batch must be >= 1, got '0'"},
         {"bench" + no_model + "--frames 0", "--frames must be >= 1, got '0'"},
+        {"speak" + no_model + "--text hi --out x.wav --codec-conv fast",
+         "unknown codec_conv 'fast' (direct or winograd)"},
         {"bench" + no_model + "--runs two", "--runs expects an integer, got 'two'"},
         {"bench" + no_model + "--streams 0", "--streams must be >= 1, got '0'"},
         {"bench" + no_model + "--streams 2 --frames 1", "--frames must be >= 2, got '1'"},

@@ -115,6 +115,23 @@ TEST_P(CodecDecoderGolden, OfficialChunkedDecodeMatches) {
     expect_wav(c8, "codec_chunked_decode_c8_l4_wav", 1e-4);
 }
 
+// With the Winograd option (CodecDecoderOptions) the waveform stays within the same bound of
+// the official one: one-shot on two threads, and streamed one frame at a time, where every
+// packet cuts the last tiles of each conv short.
+TEST_P(CodecDecoderGolden, WinogradMatchesReference) {
+    const auto winograd = CodecDecoder::load(codec_dir(GetParam()), {/*winograd=*/true});
+    ThreadPool pool(2);
+    const backend::ExecContext ctx{backend::KernelSet::fast, &pool};
+    expect_wav(winograd->decode(ids_.data(), n_frames_, ctx), "codec_decoder_forward_wav", 1e-4);
+    auto stream = winograd->new_stream(ctx, 1, 1);
+    std::vector<float> streamed;
+    for (int64_t f = 0; f < n_frames_; ++f) {
+        const auto part = stream->decode_frames(ids_.data() + f * 16, 1);
+        streamed.insert(streamed.end(), part.begin(), part.end());
+    }
+    expect_wav(streamed, "codec_decoder_forward_wav", 1e-4);
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, CodecDecoderGolden,
                          ::testing::Values("tiny-custom_voice", "tiny-voice_design", "tiny-base",
                                            "real-0.6b-custom_voice"),

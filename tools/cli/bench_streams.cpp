@@ -188,18 +188,21 @@ int bench_streams(const Args& args) {
     }
     if (args.flag("json")) {
         std::printf(
-            "{\"streams\": %d, \"threads\": %d, \"frames_per_stream\": %d, \"runs\": %d, "
+            "{\"streams\": %d, \"threads\": %d, \"quant\": \"%s\", \"codec_conv\": \"%s\", "
+            "\"frames_per_stream\": %d, \"runs\": %d, "
             "\"aggregate_frames_per_s\": %.3f, \"audio_s_per_wall_s\": %.4f, "
             "\"per_stream_ms_per_frame\": %.2f, \"join_first_audio_ms\": %.1f, "
             "\"step_talker_ms\": %.2f, \"step_predictor_ms\": %.2f, \"step_codec_ms\": %.2f, "
             "\"peak_rss_mb\": %.0f}\n",
-            n, req.engine.threads, frames, runs, median(fps), median(audio), median(ms),
-            median(join), median(talker), median(predictor), median(codec), peak_rss_mb());
+            n, req.engine.threads, info.quant.c_str(), info.codec_conv.c_str(), frames, runs,
+            median(fps), median(audio), median(ms), median(join), median(talker), median(predictor),
+            median(codec), peak_rss_mb());
         return 0;
     }
     std::printf("model            %s (%s %s)\n", info.dir.c_str(), info.size.c_str(),
                 info.type.c_str());
-    std::printf("streams          %d (threads %d)\n", n, req.engine.threads);
+    std::printf("streams          %d (threads %d, quant %s, codec convs %s)\n", n,
+                req.engine.threads, info.quant.c_str(), info.codec_conv.c_str());
     std::printf(
         "frames           %d per stream; %lld measured while all %d generate (median "
         "of %d runs)\n",

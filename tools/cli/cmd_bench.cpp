@@ -75,6 +75,7 @@ void print_json(const Results& r) {
         {"model_size", r.info.size},
         {"model_type", r.info.type},
         {"quant", r.info.quant},
+        {"codec_conv", r.info.codec_conv},
         {"threads", r.machine.threads},
         {"frames", r.frames},
         {"load_ms", round3(r.load_ms)},
@@ -98,7 +99,8 @@ void print_json(const Results& r) {
 void print_text(const Results& r) {
     std::printf("model            %s (%s %s)\n", r.info.dir.c_str(), r.info.size.c_str(),
                 r.info.type.c_str());
-    std::printf("quant            %s\n", r.info.quant.c_str());
+    std::printf("quant            %s (codec convs %s)\n", r.info.quant.c_str(),
+                r.info.codec_conv.c_str());
     std::printf("threads          %d\n", r.machine.threads);
     std::printf("machine          read %.1f GB/s, fp32 %.0f GFLOP/s, bf16 ",
                 r.machine.read_gb_per_s, r.machine.fp32_gflops);

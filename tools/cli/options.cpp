@@ -28,6 +28,9 @@ const OptionSpec kPretokenizer{"pretokenizer", "model", "NAME",
 const OptionSpec kQuant{"quant", "model", "SPEC",
                         "bf16 (as stored, exact), q8, q4, or talker=F,predictor=F",
                         LoadOptions().quant};
+const OptionSpec kCodecConv{"codec-conv", "model", "direct|winograd",
+                            "codec's 7-tap convs: direct, or Winograd F(4,7) (docs/codec.md)",
+                            LoadOptions().codec_conv};
 const OptionSpec kNoMmap{"no-mmap", "model", "", "read the whole checkpoint into memory", "mapped"};
 
 // ---- text ----
@@ -243,8 +246,8 @@ const OptionSpec kHelp{"help", "general", "", "show this help and exit", "", fal
 const std::vector<CommandSpec>& commands() {
     static const std::vector<CommandSpec> all = {
         {"speak", "text -> speech (wav, flac, ogg/opus, mp3, pcm, npy)", "", false,
-         synthesis({&kIncremental, &kOutAudio, &kFormat, &kCodecDecode, &kStream, &kQuiet, &kBatch,
-                    &kOutDir, &kMaxBatch},
+         synthesis({&kCodecConv, &kIncremental, &kOutAudio, &kFormat, &kCodecDecode, &kStream,
+                    &kQuiet, &kBatch, &kOutDir, &kMaxBatch},
                    false),
          cmd_speak, kSynthesisNotes + kBatchNotes},
         {"codes", "text -> codec frames (.npy, int64 [frames, 16])", "", false,
@@ -254,7 +257,7 @@ const std::vector<CommandSpec>& commands() {
          "codec frames (.npy) -> speech",
          "",
          false,
-         {&kModel, &kCodesIn, &kOutAudio, &kFormat, &kCodecDecode, &kThreads},
+         {&kModel, &kCodecConv, &kCodesIn, &kOutAudio, &kFormat, &kCodecDecode, &kThreads},
          cmd_decode},
         {"voice",
          "reference audio -> a reusable .voice file (Base models)",
@@ -276,7 +279,7 @@ const std::vector<CommandSpec>& commands() {
          {&kModel, &kPretokenizer},
          cmd_info},
         {"bench", "measure load, prefill and per-frame time", "", false,
-         synthesis({&kFrames, &kRuns, &kNoCodec, &kStreams, &kJson}, true), cmd_bench},
+         synthesis({&kCodecConv, &kFrames, &kRuns, &kNoCodec, &kStreams, &kJson}, true), cmd_bench},
         {"pull",
          "download a model from the Hugging Face hub into the cache",
          "Org/Name[@revision]",
@@ -297,9 +300,9 @@ const std::vector<CommandSpec>& commands() {
          "OpenAI-compatible speech server: /v1/audio/speech, voices, web page",
          "",
          false,
-         {&kModel, &kPretokenizer, &kQuant, &kNoMmap, &kHost, &kPort, &kApiKey, &kServeMaxBatch,
-          &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kServeSegmentChars, &kMaxBodyMb,
-          &kMaxBodyMemoryMb, &kStreamIdleTimeout, &kShutdownGrace, &kThreads},
+         {&kModel, &kPretokenizer, &kQuant, &kCodecConv, &kNoMmap, &kHost, &kPort, &kApiKey,
+          &kServeMaxBatch, &kMaxQueue, &kVoicesDir, &kMaxInputChars, &kServeSegmentChars,
+          &kMaxBodyMb, &kMaxBodyMemoryMb, &kStreamIdleTimeout, &kShutdownGrace, &kThreads},
          cmd_serve,
          "Endpoints, request fields and deployment: docs/serving.md. Logs (one line per\n"
          "request) go to stderr. SIGINT/SIGTERM: running requests finish, then exit 0."},

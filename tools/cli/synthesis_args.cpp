@@ -63,6 +63,7 @@ LoadOptions parse_load_options(const Args& args) {
     if (args.declares("pretokenizer")) o.pretokenizer = args.get("pretokenizer", o.pretokenizer);
     if (args.declares("no-mmap")) o.mmap = !args.flag("no-mmap");
     if (args.declares("quant")) o.quant = args.get("quant", o.quant);
+    if (args.declares("codec-conv")) o.codec_conv = args.get("codec-conv", o.codec_conv);
     return o;
 }
 
