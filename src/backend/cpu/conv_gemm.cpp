@@ -395,13 +395,6 @@ inline void copy_panel_row(float* dst, const float* src, int n_col) {
 
 namespace detail {
 
-float* item_buffer(size_t floats) {
-    thread_local std::vector<float> buffer;
-    if (buffer.size() < floats + 16) buffer.resize(floats + 16);
-    const uintptr_t p = reinterpret_cast<uintptr_t>(buffer.data());
-    return reinterpret_cast<float*>((p + 63) & ~uintptr_t(63));
-}
-
 void panel_product(const float* x, int64_t ldx, int64_t n_rows, int c_in, const float* panel,
                    float* acc) {
     const Isa isa = active_isa();
@@ -502,7 +495,7 @@ void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, 
         // panels, which another thread may be computing, and y is rarely 64-byte aligned, so
         // summing in place bounced the lines at each panel's edges between the cores at every
         // reduction block (two threads took ~30 % more CPU time than one for the same decode).
-        float* acc = detail::item_buffer(size_t(end - begin) * kPanel);
+        float* acc = detail::thread_scratch<detail::kItemScratch>(size_t(end - begin) * kPanel);
         float* y = part.y + int64_t(p) * kPanel;
         if (accumulate)
             for (int64_t r = begin; r < end; ++r)

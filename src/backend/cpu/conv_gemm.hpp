@@ -131,8 +131,17 @@ void panel_product(const float* x, int64_t ldx, int64_t n_rows, int c_in, const 
                    float* acc);
 
 // At least `floats` floats of the calling thread's, 64-byte aligned; reused (grown, never
-// shrunk) by every call on this thread.
-float* item_buffer(size_t floats);
+// shrunk) by every call on this thread with the same Slot (one slot per buffer that may be in
+// use at the same time: a work item's sums, a call's shared inputs).
+template <int Slot>
+float* thread_scratch(size_t floats) {
+    thread_local std::vector<float> buffer;
+    if (buffer.size() < floats + 16) buffer.resize(floats + 16);
+    const uintptr_t p = reinterpret_cast<uintptr_t>(buffer.data());
+    return reinterpret_cast<float*>((p + 63) & ~uintptr_t(63));
+}
+constexpr int kItemScratch = 0;   // a work item's outputs, summed before they are written
+constexpr int kInputScratch = 1;  // transformed inputs (conv_winograd)
 
 // Calls run(item) for every item in [0, n_item), over the pool when `parallel`. Items are handed
 // out dynamically rather than split in fixed halves: on a loaded machine a descheduled thread

@@ -211,15 +211,6 @@ Transforms transforms_for(int n, bool avx512, std::integer_sequence<int, N...>) 
     return t;
 }
 
-// The calling thread's scratch for a chunk's transformed inputs (shared by the pool's workers
-// during the call), 64-byte aligned, grown and never shrunk.
-float* chunk_buffer(size_t floats) {
-    thread_local std::vector<float> buffer;
-    if (buffer.size() < floats + 16) buffer.resize(floats + 16);
-    const uintptr_t p = reinterpret_cast<uintptr_t>(buffer.data());
-    return reinterpret_cast<float*>((p + 63) & ~uintptr_t(63));
-}
-
 }  // namespace
 
 void add_winograd(PackedConv& w, int m) {
@@ -319,7 +310,7 @@ void conv1d_winograd_parts(const PackedConv& w, const ConvRows* parts, int n_par
     // The outputs of tiles [c_begin, c_end) (at most kTileBlock) in panel p's columns, from
     // their transformed inputs as `transform` left them.
     auto multiply = [&](int64_t c_begin, int64_t c_end, const float* v, int64_t stride, int p) {
-        float* prod = detail::item_buffer(size_t(n) * kTileBlock * kPanel);
+        float* prod = detail::thread_scratch<detail::kItemScratch>(size_t(n) * kTileBlock * kPanel);
         const float* panel = wg.panels.data() + size_t(p) * panel_size;
         for (int k = 0; k < n; ++k)
             detail::panel_product(v + k * stride, ldv, c_end - c_begin, w.c_in,
@@ -350,7 +341,8 @@ void conv1d_winograd_parts(const PackedConv& w, const ConvRows* parts, int n_par
         const int64_t n_block = (n_tile + kTileBlock - 1) / kTileBlock;
         detail::for_each_item(n_block, parallel, pool, [&](int64_t b) {
             const int64_t c0 = b * kTileBlock, c1 = std::min(n_tile, c0 + kTileBlock);
-            float* v = chunk_buffer(size_t(n) * kTileBlock * size_t(ldv));
+            float* v =
+                detail::thread_scratch<detail::kInputScratch>(size_t(n) * kTileBlock * size_t(ldv));
             transform(c0, c1, v, kTileBlock * ldv);
             for (int p = 0; p < n_panel; ++p) multiply(c0, c1, v, kTileBlock * ldv, p);
         });
@@ -361,7 +353,9 @@ void conv1d_winograd_parts(const PackedConv& w, const ConvRows* parts, int n_par
     const int64_t chunk = std::max(kTileBlock, kChunkFloats / (n * ldv) / kTileBlock * kTileBlock);
     for (int64_t c0 = 0; c0 < n_tile; c0 += chunk) {
         const int64_t nc = std::min(chunk, n_tile - c0);
-        float* v = chunk_buffer(size_t(n) * size_t(nc) * size_t(ldv));
+        // The calling thread's scratch, read by the pool's workers during the call.
+        float* v =
+            detail::thread_scratch<detail::kInputScratch>(size_t(n) * size_t(nc) * size_t(ldv));
         const int64_t n_transform = (nc + kTransformBlock - 1) / kTransformBlock;
         detail::for_each_item(n_transform, parallel, pool, [&](int64_t item) {
             const int64_t b0 = item * kTransformBlock;
