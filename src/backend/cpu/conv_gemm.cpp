@@ -184,6 +184,28 @@ QWEN3TTS_TILE_TABLE(tile_generic, kMrGeneric)
 
 #undef QWEN3TTS_TILE_TABLE
 
+// The panel micro-kernels of one ISA: table[r - 1] computes a tile of r <= mr rows.
+struct TileKernels {
+    int mr;
+    const TileFn* table;
+};
+
+TileKernels tile_kernels(Isa isa) {
+    if (isa == Isa::avx512) return {kMrAvx512, tile_avx512_table.data()};
+    if (isa == Isa::avx2) return {kMrAvx2, tile_avx2_table.data()};
+    return {kMrGeneric, tile_generic_table.data()};
+}
+
+// One reduction block (t.kc channels of t.panel, t.first as set) over n_rows rows: input row r
+// at x + r·t.ldx, its kPanel sums at acc + r·kPanel.
+void reduce_rows(const TileKernels& k, Tile& t, const float* x, int64_t n_rows, float* acc) {
+    for (int64_t r = 0; r < n_rows; r += k.mr) {
+        t.x = x + r * t.ldx;
+        t.y = acc + r * kPanel;
+        k.table[std::min<int64_t>(k.mr, n_rows - r) - 1](t);
+    }
+}
+
 void check_pack_args(int c_out, int c_in, int n_tap, int dilation) {
     if (c_out <= 0 || c_in <= 0 || n_tap <= 0 || dilation <= 0)
         throw Error(ErrorCode::invalid_argument,
@@ -397,11 +419,7 @@ namespace detail {
 
 void panel_product(const float* x, int64_t ldx, int64_t n_rows, int c_in, const float* panel,
                    float* acc) {
-    const Isa isa = active_isa();
-    const int mr = isa == Isa::avx512 ? kMrAvx512 : isa == Isa::avx2 ? kMrAvx2 : kMrGeneric;
-    const TileFn* table = isa == Isa::avx512 ? tile_avx512_table.data()
-                          : isa == Isa::avx2 ? tile_avx2_table.data()
-                                             : tile_generic_table.data();
+    const TileKernels kernels = tile_kernels(active_isa());
     Tile t{};
     t.ldx = ldx;
     t.ldy = kPanel;
@@ -410,11 +428,7 @@ void panel_product(const float* x, int64_t ldx, int64_t n_rows, int c_in, const 
         t.kc = std::min(kKc, c_in - i0);
         t.panel = panel + size_t(i0) * kPanel;
         t.first = i0 == 0;
-        for (int64_t r = 0; r < n_rows; r += mr) {
-            t.x = x + r * ldx + i0;
-            t.y = acc + r * kPanel;
-            table[std::min<int64_t>(mr, n_rows - r) - 1](t);
-        }
+        reduce_rows(kernels, t, x + i0, n_rows, acc);
     }
 }
 
@@ -441,7 +455,8 @@ void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, 
     if (total_rows == 0) return;
     const Isa isa = active_isa();
     const bool narrow = isa == Isa::avx512 && !w.narrow.empty();
-    const int mr = isa == Isa::avx512 ? kMrAvx512 : isa == Isa::avx2 ? kMrAvx2 : kMrGeneric;
+    const TileKernels kernels = tile_kernels(isa);
+    const int mr = kernels.mr;
     // Row blocks: for the narrow kernel 256 rows per work item; for the panel kernels up to 40
     // tiles, so that a block's input rows for one reduction block (<= 480 x 128 floats) stay in
     // L2 and each L1-resident weight slice is reused over all of them. Short inputs (the
@@ -470,9 +485,6 @@ void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, 
         });
         return;
     }
-    const TileFn* table = isa == Isa::avx512 ? tile_avx512_table.data()
-                          : isa == Isa::avx2 ? tile_avx2_table.data()
-                                             : tile_generic_table.data();
     const int n_panel = w.n_panel();
     const size_t panel_size = size_t(w.n_tap) * w.c_in * kPanel;
     run_items(w, total_rows, n_block * n_panel, pool, [&](int64_t item) {
@@ -505,13 +517,8 @@ void conv1d_gemm_parts(const PackedConv& w, const ConvRows* parts, int n_parts, 
                 t.kc = std::min(kKc, w.c_in - i0);
                 t.panel = panel + (size_t(j) * w.c_in + size_t(i0)) * kPanel;
                 t.first = j == 0 && i0 == 0;
-                const float* xb = part.x + int64_t(j) * w.dilation * part.ldx + i0;
-                for (int64_t r = begin; r < end; r += mr) {
-                    const int rows = int(std::min<int64_t>(mr, end - r));
-                    t.x = xb + r * part.ldx;
-                    t.y = acc + (r - begin) * kPanel;
-                    table[rows - 1](t);
-                }
+                const float* xb = part.x + (int64_t(j) * w.dilation + begin) * part.ldx + i0;
+                reduce_rows(kernels, t, xb, end - begin, acc);
             }
         for (int64_t r = begin; r < end; ++r)
             copy_panel_row(y + r * part.ldy, acc + (r - begin) * kPanel, t.n_col);

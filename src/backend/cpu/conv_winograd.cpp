@@ -285,11 +285,6 @@ void conv1d_winograd_parts(const PackedConv& w, const ConvRows* parts, int n_par
     }
     const int64_t n_tile = first_tile[n_parts];
     if (n_tile == 0) return;
-    auto part_of = [&](int64_t tile) {
-        int s = 0;
-        while (first_tile[s + 1] <= tile) ++s;
-        return s;
-    };
     const Transforms transforms = transforms_for(n, active_isa() == Isa::avx512,
                                                  std::make_integer_sequence<int, kMaxPoints - 2>());
     const bool parallel = w.flops(total_rows) > 1e5;
@@ -299,8 +294,8 @@ void conv1d_winograd_parts(const PackedConv& w, const ConvRows* parts, int n_par
     // Tiles [c_begin, c_end) transformed into v: point k of tile c at v[k·stride + (c -
     // c_begin)·ldv].
     auto transform = [&](int64_t c_begin, int64_t c_end, float* v, int64_t stride) {
-        for (int64_t c = c_begin; c < c_end; ++c) {
-            const int s = part_of(c);
+        for (int64_t c = c_begin, s = 0; c < c_end; ++c) {
+            while (first_tile[s + 1] <= c) ++s;  // the part of tile c
             const ConvRows& part = parts[s];
             const int64_t t = grid.first_row(c - first_tile[s]);
             transforms.input(wg.input_transform.data(), part.x, part.ldx, t, w.dilation,
@@ -323,8 +318,8 @@ void conv1d_winograd_parts(const PackedConv& w, const ConvRows* parts, int n_par
         o.bias = w.bias.empty() ? nullptr : w.bias.data() + size_t(p) * kPanel;
         o.n_col = std::min(kPanel, w.c_out - p * kPanel);
         o.accumulate = accumulate;
-        for (int64_t c = c_begin; c < c_end; ++c) {
-            const int s = part_of(c);
+        for (int64_t c = c_begin, s = 0; c < c_end; ++c) {
+            while (first_tile[s + 1] <= c) ++s;  // the part of tile c
             const ConvRows& part = parts[s];
             const int64_t t = grid.first_row(c - first_tile[s]);
             o.prod = prod + (c - c_begin) * kPanel;
