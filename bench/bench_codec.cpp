@@ -150,10 +150,13 @@ int main(int argc, char** argv) {
             peak = std::atof(v);
         else if (k == "--batch")
             batch = std::atoi(v);
-        else if (k == "--codec-conv" &&
-                 (std::string(v) == "direct" || std::string(v) == "winograd"))
+        else if (k == "--codec-conv") {
+            if (std::string(v) != "direct" && std::string(v) != "winograd") {
+                std::fprintf(stderr, "--codec-conv: direct or winograd, got '%s'\n", v);
+                return 2;
+            }
             options.winograd = std::string(v) == "winograd";
-        else {
+        } else {
             std::fprintf(stderr, "unknown option %s\n", k.c_str());
             return 2;
         }
