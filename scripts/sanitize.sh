@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds qwen3tts with sanitizers and runs the unit, ops, golden, e2e and server tests under them.
+# Builds qwen3tts with sanitizers and runs the unit, ops, golden, e2e and server tests under them,
+# and (ASan + UBSan) each fuzz target over its seed corpus (fuzz/CMakeLists.txt).
 #   scripts/sanitize.sh [address,undefined|thread] [ctest arguments...]
 # address,undefined (the default) builds into build-asan/, thread into build-tsan/. Any finding
 # fails its test: ASan aborts, UBSan halts, leaks are reported at exit. The generated real-size
@@ -39,7 +40,7 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
 # programs more than the server (~40 s under ASan).
 # Pass ctest arguments to choose other tests, e.g. -L golden, or -L server for all of those.
 if [ $# -eq 0 ]; then
-  set -- -L "unit|ops|golden|e2e|server" -LE slow \
+  set -- -L "unit|ops|golden|e2e|server|fuzz" -LE slow \
     -E "real_0_6b|RealGolden|RealCases|^golden\.(FrameWeightBytes|MappedFrameWeights|QuantizedGolden)\.|^fixture\.|^server\.test_(page|scale_out)$" \
     -FA "real_.*"
 fi

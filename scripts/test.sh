@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything, builds, and runs the whole test suite (ctest), then the same tests again
-# in a clang AddressSanitizer + UndefinedBehaviorSanitizer build (scripts/sanitize.sh), then a
-# short run of every libFuzzer target over its seed corpus (scripts/fuzz.sh). Tests labelled
+# in a clang AddressSanitizer + UndefinedBehaviorSanitizer build (scripts/sanitize.sh), where
+# every libFuzzer target also replays its seed corpus (to fuzz: scripts/fuzz.sh). Tests labelled
 # "slow" (fast-vs-reference checks on real-size 0.6B/1.7B checkpoints) run with:
 # scripts/test.sh -L slow (arguments go to ctest, and the sanitizer pass is skipped).
 # With CI=true, compiler warnings are errors.
@@ -15,4 +15,3 @@ if [ $# -gt 0 ]; then
 fi
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE slow
 scripts/sanitize.sh address,undefined
-scripts/fuzz.sh 10
