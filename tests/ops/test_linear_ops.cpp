@@ -159,8 +159,9 @@ float lane_ordered_dot(const float* x, const uint16_t* w, int64_t in, int lanes,
 }
 
 // The bf16 kernels (the default, exact path) give every output bit for bit the value of the
-// lane-ordered sum above, whatever the number of input rows n (register tiles of 3x8, 4x4, 4x2
-// and 4x1) and the thread count: golden results cannot move when streams are batched.
+// lane-ordered sum above, whatever the number of input rows n (register tiles of 3x8, 4x4, 4x2,
+// 4x1 and, for n = 1, 8x1) and the thread count: golden results cannot move when streams are
+// batched.
 class LinearBf16Order : public testing_isa::AtLevel {};
 
 TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
@@ -168,7 +169,8 @@ TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
     const int lanes = GetParam() == cpu::Isa::avx512 ? 16 : 8;
     std::mt19937 rng(5);
     std::normal_distribution<float> dist(0.0f, 1.0f);
-    const int64_t out = 150, in = 1024;  // 37 blocks of 4 rows and a tail of 2
+    // 37 blocks of 4 rows (at n = 1: 18 of 8 and 1 of 4), a tail of 2
+    const int64_t out = 150, in = 1024;
     std::vector<uint16_t> w(size_t(out * in));
     for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
     std::vector<float> bias(static_cast<size_t>(out));
