@@ -68,6 +68,22 @@ __attribute__((target("avx512f"))) double fma_loop_avx512() {
     return double(kPeakIters) * 12 * 16 * 2;
 }
 
+__attribute__((target("avx2,fma"))) double fma_loop_avx2() {
+    __m256 acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(float(i));
+    const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(1e-3f);
+    for (int64_t it = 0; it < kPeakIters; ++it)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+    __m256 s = acc[0];
+    for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, acc[i]);
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, s);
+    volatile float sink = lanes[0];
+    (void)sink;
+    return double(kPeakIters) * 12 * 8 * 2;
+}
+
 __attribute__((target("avx512f,avx512bf16"))) double dpbf16_loop() {
     __m512 acc[12];
     for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(float(i));
@@ -167,14 +183,17 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "ISA %s not available\n", isa.c_str());
             return 2;
         }
-        if (cpu::active_isa() == cpu::Isa::avx512) {
-            const Peak p1 = peak_gflops(fma_loop_avx512, 1);
-            const Peak pn = peak_gflops(fma_loop_avx512, threads);
+        const bool avx512 = cpu::active_isa() == cpu::Isa::avx512;
+        if (avx512 || cpu::active_isa() == cpu::Isa::avx2) {
+            // The peak of the vector width the kernels run at (--isa avx2: 8 lanes).
+            double (*fma_loop)() = avx512 ? fma_loop_avx512 : fma_loop_avx2;
+            const Peak p1 = peak_gflops(fma_loop, 1);
+            const Peak pn = peak_gflops(fma_loop, threads);
             std::printf(
                 "machine fp32 FMA peak: %.0f GFLOP/s on 1 thread, %.0f on %d (wall); "
                 "%.0f per CPU-second of one thread\n",
                 p1.wall, pn.wall, threads, std::max(p1.cpu, pn.cpu));
-            if (__builtin_cpu_supports("avx512bf16")) {
+            if (avx512 && __builtin_cpu_supports("avx512bf16")) {
                 const Peak b1 = peak_gflops(dpbf16_loop, 1);
                 std::printf(
                     "machine bf16 vdpbf16ps peak: %.0f GFLOP/s on 1 thread (wall), %.0f "
@@ -184,7 +203,8 @@ int main(int argc, char** argv) {
             if (peak <= 0) peak = pn.wall;
             peak_cpu = std::max(p1.cpu, pn.cpu);
         }
-        if (peak <= 0) peak = 1;  // no AVX-512 peak loop: give --peak
+        if (peak <= 0) peak = 1;  // no SIMD peak loop: give --peak
+        if (peak_cpu <= 0) peak_cpu = peak;
         double t0 = now_s();
         auto dec = CodecDecoder::load(dir, options);
         const double t_load = now_s() - t0;

@@ -111,22 +111,27 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void narrow_rows_a
 
 // ---- AVX2 + FMA: MR rows x 32 columns in 4*MR ymm accumulators -----------------------------
 
-// Start value of output element (r, o) of a tile: bias (+ y) for the first block, else y.
-inline float tile_start(const Tile& a, int r, int o) {
-    const float y = a.y[r * a.ldy + o];
-    if (!a.first) return y;
-    const float b = a.bias ? a.bias[o] : 0.0f;
-    return a.accumulate ? b + y : b;
-}
-
 template <int MR>
 __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& a) {
-    alignas(32) float tmp[kPanel];
+    // Lane masks of the panel's valid columns (maskload/maskstore), as tile_avx512's.
+    __m256i mask[4];
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q)
+        mask[q] = _mm256_cmpgt_epi32(_mm256_set1_epi32(a.n_col - 8 * q),
+                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     __m256 c[MR][4];
-    for (int r = 0; r < MR; ++r) {
-        for (int o = 0; o < kPanel; ++o) tmp[o] = o < a.n_col ? tile_start(a, r, o) : 0.0f;
-        for (int q = 0; q < 4; ++q) c[r][q] = _mm256_load_ps(tmp + 8 * q);
-    }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) {
+            const __m256 y = _mm256_maskload_ps(a.y + r * a.ldy + 8 * q, mask[q]);
+            if (!a.first) {
+                c[r][q] = y;
+                continue;
+            }
+            c[r][q] = a.bias ? _mm256_loadu_ps(a.bias + 8 * q) : _mm256_setzero_ps();
+            if (a.accumulate) c[r][q] = _mm256_add_ps(c[r][q], y);
+        }
     const float* bp = a.panel;
     const float* xp = a.x;
     for (int i = 0; i < a.kc; ++i, bp += kPanel, ++xp) {
@@ -139,13 +144,21 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& a) {
             c[r][3] = _mm256_fmadd_ps(v, _mm256_loadu_ps(bp + 24), c[r][3]);
         }
     }
-    for (int r = 0; r < MR; ++r) {
-        for (int q = 0; q < 4; ++q) _mm256_store_ps(tmp + 8 * q, c[r][q]);
-        for (int o = 0; o < a.n_col; ++o) a.y[r * a.ldy + o] = tmp[o];
-    }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) _mm256_maskstore_ps(a.y + r * a.ldy + 8 * q, mask[q], c[r][q]);
 }
 
 // ---- Portable fallback ---------------------------------------------------------------------
+
+// Start value of output element (r, o) of a tile: bias (+ y) for the first block, else y.
+inline float tile_start(const Tile& a, int r, int o) {
+    const float y = a.y[r * a.ldy + o];
+    if (!a.first) return y;
+    const float b = a.bias ? a.bias[o] : 0.0f;
+    return a.accumulate ? b + y : b;
+}
 
 template <int MR>
 void tile_generic(const Tile& a) {
