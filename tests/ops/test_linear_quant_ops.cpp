@@ -274,7 +274,10 @@ struct Case {
 class QuantLinear : public ::testing::TestWithParam<std::tuple<cpu::Isa, Case>> {
   protected:
     void SetUp() override { testing_isa::enter_level(std::get<0>(GetParam())); }
-    void TearDown() override { cpu::reset_max_isa(); }
+    void TearDown() override {
+        cpu::reset_max_isa();
+        cpu::allow_avx_vnni(true);
+    }
 };
 
 TEST_P(QuantLinear, FastMatchesTheOracleAndIsBatchInvariant) {
@@ -305,15 +308,22 @@ TEST_P(QuantLinear, FastMatchesTheOracleAndIsBatchInvariant) {
         ASSERT_EQ(0, std::memcmp(solo.data(), fast.data() + i * c.out, solo.size() * 4))
             << "row " << i << " of " << c.n;
     }
-    // The AVX2 kernel does each lane's arithmetic in the VNNI kernel's order: the same bits.
-    if (std::string(backend::linear_quant_cpu_kernel()) == "avx512-vnni") {
-        cpu::set_max_isa(cpu::Isa::avx2);
-        std::vector<float> avx2(ref.size());
+    // The 8-lane kernels (AVX2, and AVX2 with AVX-VNNI where the CPU has it) do each lane's
+    // arithmetic in the VNNI kernel's order: every kernel this CPU can run gives the same bits.
+    if (std::get<0>(GetParam()) == cpu::Isa::generic) return;
+    const std::string level_kernel = backend::linear_quant_cpu_kernel();
+    cpu::set_max_isa(cpu::Isa::avx2);
+    for (bool vnni : {true, false}) {
+        cpu::allow_avx_vnni(vnni);
+        const std::string kernel = backend::linear_quant_cpu_kernel();
+        EXPECT_EQ(kernel, vnni && cpu::has_avx_vnni() ? "avx2-vnni" : "avx2");
+        std::vector<float> lanes8(ref.size());
         backend::linear({backend::KernelSet::fast, &pool}, x.data(), c.n, q, bias.data(),
-                        avx2.data());
-        cpu::set_max_isa(std::get<0>(GetParam()));
-        EXPECT_EQ(0, std::memcmp(avx2.data(), fast.data(), avx2.size() * 4));
+                        lanes8.data());
+        EXPECT_EQ(0, std::memcmp(lanes8.data(), fast.data(), lanes8.size() * 4))
+            << kernel << " against " << level_kernel;
     }
+    cpu::allow_avx_vnni(true);
 }
 
 INSTANTIATE_TEST_SUITE_P(

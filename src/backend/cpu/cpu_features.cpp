@@ -58,6 +58,10 @@ bool detect_avx512_vnni() {
     return detect() == Isa::avx512 && bit(cpuid(7, 0).c, 11);
 }
 
+bool detect_avx_vnni() {
+    return detect() >= Isa::avx2 && bit(cpuid(7, 1).a, 4);
+}
+
 #else
 
 Isa detect() {
@@ -65,6 +69,10 @@ Isa detect() {
 }
 
 bool detect_avx512_vnni() {
+    return false;
+}
+
+bool detect_avx_vnni() {
     return false;
 }
 
@@ -89,6 +97,7 @@ const EnvLimit& env_limit() {
 
 // -1: no set_max_isa() in force.
 std::atomic<int> g_forced{-1};
+std::atomic<bool> g_avx_vnni_allowed{true};
 
 }  // namespace
 
@@ -139,6 +148,15 @@ Isa detected_isa() {
 bool has_avx512_vnni() {
     static const bool vnni = detect_avx512_vnni();
     return vnni;
+}
+
+bool has_avx_vnni() {
+    static const bool vnni = detect_avx_vnni();
+    return vnni && g_avx_vnni_allowed.load(std::memory_order_relaxed);
+}
+
+void allow_avx_vnni(bool allowed) {
+    g_avx_vnni_allowed.store(allowed, std::memory_order_relaxed);
 }
 
 Isa active_isa() {

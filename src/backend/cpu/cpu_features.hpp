@@ -36,6 +36,14 @@ Isa detected_isa();
 // the quantized linear kernels use it when the active level is avx512.
 bool has_avx512_vnni();
 
+// Whether the CPU has AVX-VNNI (vpdpbusd on 256-bit vectors, VEX-encoded: Alder Lake, Zen 5
+// and later) and allow_avx_vnni() has not turned it off: the quantized linear kernels use it
+// at the avx2 level, and at the avx512 level without AVX-512 VNNI. allow_avx_vnni(false) is
+// for tests and benchmarks (the kernel without it gives the same bits); it must not race with
+// running kernels.
+bool has_avx_vnni();
+void allow_avx_vnni(bool allowed);
+
 // The level the kernels use: set_max_isa()'s, else QWEN3TTS_ISA's, else detected_isa().
 // Throws Error(invalid_argument) when QWEN3TTS_ISA names an unknown level or one above the
 // CPU's (on every call, so no kernel silently runs at another level than asked).

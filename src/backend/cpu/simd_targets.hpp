@@ -16,6 +16,7 @@
 #define QWEN3TTS_AVX512_VNNI \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,f16c,fma")))
 #define QWEN3TTS_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define QWEN3TTS_AVX2_VNNI __attribute__((target("avx2,fma,f16c,avxvnni")))
 
 namespace qwen3tts::backend {
 
