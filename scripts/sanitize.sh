@@ -34,14 +34,15 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
 # By default the tests on the real-size 0.6B checkpoint are left out (with their fixture):
 # under ASan they would take about as long as all the others on 2 cores, and the tiny
 # checkpoints run the same code. Besides the golden cases (real_0_6b, RealGolden) they are the
-# batched, frame-weight, mapped-weight and quantized golden tests named below. The server tests
+# batched, frame-weight, mapped-weight and quantized golden tests named below, and the same
+# cases at the AVX2 level (golden.avx2_level; the op tests cover every level here). The server tests
 # run the sanitized `qwen3tts serve` of this tree (the sanitizer options above reach it through
 # node), leaving out the page (headless Chromium) and scale-out (nginx) tests, which test those
 # programs more than the server (~40 s under ASan).
 # Pass ctest arguments to choose other tests, e.g. -L golden, or -L server for all of those.
 if [ $# -eq 0 ]; then
   set -- -L "unit|ops|golden|e2e|server|fuzz" -LE slow \
-    -E "real_0_6b|RealGolden|RealCases|^golden\.(FrameWeightBytes|MappedFrameWeights|QuantizedGolden)\.|^fixture\.|^server\.test_(page|scale_out)$" \
+    -E "real_0_6b|RealGolden|RealCases|^golden\.(FrameWeightBytes|MappedFrameWeights|QuantizedGolden)\.|^golden\.avx2_level$|^fixture\.|^server\.test_(page|scale_out)$" \
     -FA "real_.*"
 fi
 ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" "$@"
