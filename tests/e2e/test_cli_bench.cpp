@@ -51,7 +51,14 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
     }
     ASSERT_TRUE(j.contains("bf16_gflops"));
     EXPECT_TRUE(j["bf16_gflops"].is_null() || j["bf16_gflops"].get<double>() > 0);
-    EXPECT_EQ(j.size(), 21u) << j.dump();
+    // The floor's bandwidth is the better of the probes before and after the runs.
+    ASSERT_TRUE(j.contains("read_gb_per_s_probes") && j["read_gb_per_s_probes"].is_array());
+    ASSERT_EQ(j["read_gb_per_s_probes"].size(), 2u);
+    const double before = j["read_gb_per_s_probes"][0], after = j["read_gb_per_s_probes"][1];
+    EXPECT_GT(before, 0);
+    EXPECT_GT(after, 0);
+    EXPECT_EQ(j["read_gb_per_s"].get<double>(), std::max(before, after));
+    EXPECT_EQ(j.size(), 22u) << j.dump();
     EXPECT_EQ(j["frames"], 7);
     EXPECT_EQ(j["quant"], "bf16");
     EXPECT_EQ(j["codec_conv"], "direct");
