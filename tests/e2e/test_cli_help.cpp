@@ -166,6 +166,26 @@ TEST(CliVersion, PrintsVersionCommitSimdAndBuildType) {
     }
 }
 
+// A level lowered by QWEN3TTS_ISA is not "detected": the line says where it comes from.
+TEST(CliVersion, SaysWhenQwen3ttsIsaSetTheLevel) {
+    const std::string out = testing::tmp_dir() + "/help_version_isa.stdout";
+    const auto r = run_shell("{ QWEN3TTS_ISA=generic " + shell_quote(QWEN3TTS_CLI) +
+                             " --version >" + shell_quote(out) + "; }");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(slurp(out).find("\nsimd        generic (set by QWEN3TTS_ISA)\n"), std::string::npos)
+        << slurp(out);
+}
+
+TEST(CliVersion, AnUnknownQwen3ttsIsaIsAnErrorNotACrash) {
+    const std::string err = testing::tmp_dir() + "/help_version_bad_isa.stderr";
+    const auto r = run_shell("{ QWEN3TTS_ISA=avx9000 " + shell_quote(QWEN3TTS_CLI) +
+                             " --version 2>" + shell_quote(err) + "; }");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(slurp(err),
+              "qwen3tts --version: error: QWEN3TTS_ISA=avx9000 is not a known level (use generic, "
+              "avx2 or avx512)\n");
+}
+
 std::string codes_path(const std::string& name) {
     return testing::tmp_dir() + "/help_" + name + ".npy";
 }

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -35,10 +36,13 @@ void install_signal_handlers() {
 
 void print_version() {
     const qwen3tts::BuildInfo b = qwen3tts::build_info();
-    std::printf(
-        "qwen3tts %s\ngit commit  %s\nsimd        %s (detected on this CPU)\n"
-        "build type  %s\n",
-        b.version.c_str(), b.git_commit.c_str(), b.simd.c_str(), b.build_type.c_str());
+    // build_info() gives the level the kernels use: the CPU's best unless QWEN3TTS_ISA lowers
+    // it (it throws for an unknown level or one above the CPU's).
+    const char* isa_env = std::getenv("QWEN3TTS_ISA");
+    const char* origin = isa_env && *isa_env ? "set by QWEN3TTS_ISA" : "detected on this CPU";
+    std::printf("qwen3tts %s\ngit commit  %s\nsimd        %s (%s)\nbuild type  %s\n",
+                b.version.c_str(), b.git_commit.c_str(), b.simd.c_str(), origin,
+                b.build_type.c_str());
 }
 
 }  // namespace
@@ -56,8 +60,13 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (first == "--version" || first == "-V") {
-        print_version();
-        return 0;
+        try {
+            print_version();
+            return 0;
+        } catch (const std::exception& e) {  // e.g. QWEN3TTS_ISA names an unknown level
+            std::fprintf(stderr, "qwen3tts --version: error: %s\n", e.what());
+            return 1;
+        }
     }
     const CommandSpec* c = find_command(first);
     if (!c) {
