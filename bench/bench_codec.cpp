@@ -20,7 +20,7 @@
 
 #include "backend/cpu/conv_gemm.hpp"
 #include "backend/cpu/cpu_features.hpp"
-#include "backend/cpu/simd_targets.hpp"
+#include "backend/machine_probe.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "model/codec_decoder.hpp"
@@ -50,53 +50,16 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Peak loops: 12 independent accumulator chains (enough to cover FMA latency x throughput),
-// no memory traffic. Return the flops done.
+// Peak loops: the FMA (or vdpbf16ps) chains of the machine probe at the active level, no memory
+// traffic, timed here per thread and per CPU-second. Return the flops done.
 constexpr int64_t kPeakIters = 20'000'000;
 
-__attribute__((target("avx512f"))) double fma_loop_avx512() {
-    __m512 acc[12];
-    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(float(i));
-    const __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(1e-3f);
-    for (int64_t it = 0; it < kPeakIters; ++it)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
-    __m512 s = acc[0];
-    for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
-    volatile float sink = _mm512_reduce_add_ps(s);
-    (void)sink;
-    return double(kPeakIters) * 12 * 16 * 2;
+double fp32_loop() {
+    return backend::fp32_chains(kPeakIters);
 }
 
-__attribute__((target("avx2,fma"))) double fma_loop_avx2() {
-    __m256 acc[12];
-    for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(float(i));
-    const __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(1e-3f);
-    for (int64_t it = 0; it < kPeakIters; ++it)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
-    __m256 s = acc[0];
-    for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, acc[i]);
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, s);
-    volatile float sink = lanes[0];
-    (void)sink;
-    return double(kPeakIters) * 12 * 8 * 2;
-}
-
-__attribute__((target("avx512f,avx512bf16"))) double dpbf16_loop() {
-    __m512 acc[12];
-    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(float(i));
-    const __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f803f80);  // (1, 1)
-    const __m512bh b = (__m512bh)_mm512_set1_epi32(0x3a833a83);  // (1e-3, 1e-3)
-    for (int64_t it = 0; it < kPeakIters; ++it)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; ++i) acc[i] = _mm512_dpbf16_ps(acc[i], a, b);
-    __m512 s = acc[0];
-    for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
-    volatile float sink = _mm512_reduce_add_ps(s);
-    (void)sink;
-    return double(kPeakIters) * 12 * 16 * 4;  // two multiply-adds per lane
+double bf16_loop() {
+    return backend::bf16_chains(kPeakIters);
 }
 
 struct Peak {
@@ -183,28 +146,22 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "ISA %s not available\n", isa.c_str());
             return 2;
         }
-        const bool avx512 = cpu::active_isa() == cpu::Isa::avx512;
-        if (avx512 || cpu::active_isa() == cpu::Isa::avx2) {
-            // The peak of the vector width the kernels run at (--isa avx2: 8 lanes).
-            double (*fma_loop)() = avx512 ? fma_loop_avx512 : fma_loop_avx2;
-            const Peak p1 = peak_gflops(fma_loop, 1);
-            const Peak pn = peak_gflops(fma_loop, threads);
+        // The peak of the level the kernels run at (--isa avx2: 8 lanes).
+        const Peak p1 = peak_gflops(fp32_loop, 1);
+        const Peak pn = peak_gflops(fp32_loop, threads);
+        std::printf(
+            "machine fp32 FMA peak: %.0f GFLOP/s on 1 thread, %.0f on %d (wall); "
+            "%.0f per CPU-second of one thread\n",
+            p1.wall, pn.wall, threads, std::max(p1.cpu, pn.cpu));
+        if (cpu::active_isa() == cpu::Isa::avx512 && backend::has_avx512_bf16()) {
+            const Peak b1 = peak_gflops(bf16_loop, 1);
             std::printf(
-                "machine fp32 FMA peak: %.0f GFLOP/s on 1 thread, %.0f on %d (wall); "
-                "%.0f per CPU-second of one thread\n",
-                p1.wall, pn.wall, threads, std::max(p1.cpu, pn.cpu));
-            if (avx512 && __builtin_cpu_supports("avx512bf16")) {
-                const Peak b1 = peak_gflops(dpbf16_loop, 1);
-                std::printf(
-                    "machine bf16 vdpbf16ps peak: %.0f GFLOP/s on 1 thread (wall), %.0f "
-                    "per CPU-second\n",
-                    b1.wall, b1.cpu);
-            }
-            if (peak <= 0) peak = pn.wall;
-            peak_cpu = std::max(p1.cpu, pn.cpu);
+                "machine bf16 vdpbf16ps peak: %.0f GFLOP/s on 1 thread (wall), %.0f "
+                "per CPU-second\n",
+                b1.wall, b1.cpu);
         }
-        if (peak <= 0) peak = 1;  // no SIMD peak loop: give --peak
-        if (peak_cpu <= 0) peak_cpu = peak;
+        if (peak <= 0) peak = pn.wall;
+        peak_cpu = std::max(p1.cpu, pn.cpu);
         double t0 = now_s();
         auto dec = CodecDecoder::load(dir, options);
         const double t_load = now_s() - t0;

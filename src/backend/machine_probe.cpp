@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "backend/cpu/cpu_features.hpp"
 #include "backend/cpu/simd_targets.hpp"
@@ -154,17 +155,18 @@ QWEN3TTS_AVX512_BF16 float dot_bf16_avx512(int64_t iterations) {
     return _mm512_reduce_add_ps(acc[0]);
 }
 
-// Runs kernel(kComputeIterations) on every thread at once; returns GFLOP/s for `flops_per_it`
-// operations per iteration and thread.
-template <typename K>
-double probe_compute(ThreadPool& pool, double flops_per_it, K kernel) {
+// Runs chains(kComputeIterations) on every thread at once; returns GFLOP/s.
+double probe_compute(ThreadPool& pool, double (*chains)(int64_t)) {
     const int threads = pool.size();
+    std::vector<double> flops(size_t(threads), 0.0);
     const double s = best_seconds([&] {
         pool.parallel_for(threads, 1, [&](int64_t b, int64_t e) {
-            for (int64_t t = b; t < e; ++t) sink(double(kernel(kComputeIterations)));
+            for (int64_t t = b; t < e; ++t) flops[size_t(t)] = chains(kComputeIterations);
         });
     });
-    return flops_per_it * double(kComputeIterations) * threads / s / 1e9;
+    double total = 0;
+    for (double f : flops) total += f;
+    return total / s / 1e9;
 }
 
 }  // namespace
@@ -180,18 +182,31 @@ bool has_avx512_bf16() {
 #endif
 }
 
-MachinePeaks probe_machine(ThreadPool& pool) {
+double fp32_chains(int64_t iterations) {
     const cpu::Isa isa = cpu::active_isa();
+    if (isa == cpu::Isa::avx512) {
+        sink(fma_avx512(iterations));
+        return double(iterations) * kChains * 16 * 2;
+    }
+    if (isa == cpu::Isa::avx2) {
+        sink(fma_avx2(iterations));
+        return double(iterations) * kChainsAvx2 * 8 * 2;
+    }
+    sink(fma_generic(iterations));
+    return double(iterations) * kChains * 2;
+}
+
+double bf16_chains(int64_t iterations) {
+    sink(dot_bf16_avx512(iterations));
+    return double(iterations) * kChains * 16 * 4;
+}
+
+MachinePeaks probe_machine(ThreadPool& pool) {
     MachinePeaks m;
-    m.read_gb_per_s = probe_read(pool, isa);
-    if (isa == cpu::Isa::avx512)
-        m.fp32_gflops = probe_compute(pool, kChains * 16 * 2, fma_avx512);
-    else if (isa == cpu::Isa::avx2)
-        m.fp32_gflops = probe_compute(pool, kChainsAvx2 * 8 * 2, fma_avx2);
-    else
-        m.fp32_gflops = probe_compute(pool, kChains * 2, fma_generic);
-    if (isa == cpu::Isa::avx512 && has_avx512_bf16())
-        m.bf16_gflops = probe_compute(pool, kChains * 16 * 4, dot_bf16_avx512);
+    m.read_gb_per_s = probe_read(pool, cpu::active_isa());
+    m.fp32_gflops = probe_compute(pool, fp32_chains);
+    if (cpu::active_isa() == cpu::Isa::avx512 && has_avx512_bf16())
+        m.bf16_gflops = probe_compute(pool, bf16_chains);
     return m;
 }
 

@@ -9,6 +9,7 @@
 // repetition, not the result. Not for use while other work runs in the process.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "core/thread_pool.hpp"
@@ -23,6 +24,13 @@ struct MachinePeaks {
 
 // Measures on pool.size() threads; about 0.2 s and a 256 MiB buffer, freed on return.
 MachinePeaks probe_machine(ThreadPool& pool);
+
+// One thread's share of the compute probes, for benchmarks that time it their own way (per
+// thread, per CPU-second: bench/bench_codec.cpp): `iterations` rounds of the FMA chains of the
+// active level, or of vdpbf16ps (has_avx512_bf16() must hold). Return the floating-point
+// operations done.
+double fp32_chains(int64_t iterations);
+double bf16_chains(int64_t iterations);
 
 // Reads `bytes` at p (any alignment) on the pool's threads with the loop the read probe uses:
 // what a kernel streaming the same bytes is measured against (bench/bench_linear.cpp).
