@@ -183,6 +183,8 @@ QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g
 
 // group_halves_avx2 with AVX-VNNI: one vpdpbusd per 4 codes and lane, the chain starting from
 // −offset · Σq as in group_vnni, so q8 needs no sign trick. The same int32 dot, the same bits.
+// A copy rather than a shared template: the target attribute is per function, and the plain
+// kernel must not be compiled with AVX-VNNI allowed (CPUs without it run it).
 template <QuantFormat F, int NX, int NH>
 QWEN3TTS_AVX2_VNNI inline void group_halves_avxvnni(const QuantizedWeights& w, int64_t g, int h0,
                                                     const ActRows<NX>& x, __m256 (*acc)[NX]) {
