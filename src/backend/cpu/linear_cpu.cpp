@@ -117,11 +117,12 @@ constexpr int64_t kWideBlock = 12;  // rows: four wide tiles, or three tiles of 
 constexpr int64_t kWideMaxIn = 1024;
 
 // One input row (a single stream's decode step, the weights streaming from memory) goes through
-// 8 weight rows at a time: eight row streams in flight instead of four. `bench`, 0.6B bf16,
-// 2 threads, Zen 5, alternating with the 4-row tiles: talker 20.4-21.1 -> 19.0-20.5 and code
-// predictor 54.2-55.8 -> 47.8-52.5 ms per frame. Two input rows gained nothing from it.
-constexpr int kSingleInputRows = 8;
-
+// the weight rows one at a time: one sequential read. Several rows at once are several streams
+// 2-6 KiB apart, which the hardware prefetchers follow badly. Zen 4, 2 threads, a 64 MiB matrix:
+// 8-row tiles read at 27-36 GB/s, one row at a time at 38-58 GB/s, a plain read 38-68 in the
+// same rounds; `bench`, 0.6B bf16, alternating with the 8-row tiles: talker 30.3-32.5 -> 21.1-21.5
+// and code predictor 79-87 -> 50-54 ms per frame (at avx2: 33-36 -> 28, 82-94 -> 72-77).
+//
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
 QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
@@ -140,28 +141,15 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                 tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r + j, i, 0);
         }
     }
-    if (n == 1) {
-        for (; r + kSingleInputRows <= r1; r += kSingleInputRows) {
-            const size_t prefetch =
-                r + 2 * kSingleInputRows <= r1 ? kSingleInputRows * row_bytes : 0;
-            tile_avx512<Load, kSingleInputRows, 1>(x, in, w, row_bytes, bias, y, out, r, 0,
-                                                   prefetch);
+    if (n > 1) {
+        for (; r + kRowBlock <= r1; r += kRowBlock) {
+            const size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
+            tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r, 0, prefetch);
         }
     }
-    for (; r + kRowBlock <= r1; r += kRowBlock) {
-        const size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
-        tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r, 0, prefetch);
-    }
-    for (; r < r1; ++r) {
-        const void* w0 = w + size_t(r) * row_bytes;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* xi = x + i * in;
-            __m512 a0 = _mm512_setzero_ps();
-            for (int64_t k = 0; k < in; k += 16)
-                a0 = _mm512_fmadd_ps(Load::load(w0, k), _mm512_loadu_ps(xi + k), a0);
-            y[i * out + r] = _mm512_reduce_add_ps(a0) + (bias ? bias[r] : 0.0f);
-        }
-    }
+    for (; r < r1; ++r)
+        for (int64_t i = 0; i < n; ++i)
+            tile_avx512<Load, 1, 1>(x, in, w, row_bytes, bias, y, out, r, i, 0);
 }
 
 // ---- AVX512_BF16 on raw weights, bf16 inputs (opt-in) ------------------------------------
@@ -260,7 +248,7 @@ struct Avx2F32 {
 // Weight rows r .. r+NR-1 against input rows i0 .. i0+NX-1, as tile_avx512 with 8 lanes: one
 // accumulator per output, summed over k in order and reduced by hsum256, so every output equals
 // the one-row loop's bit for bit whatever the tiling, n or the thread split. 16 ymm registers
-// hold an 8x1 tile (8 accumulators, a weight and an input vector) or a 4x2 one (8 + 4 + 1).
+// hold a 4x2 tile (8 accumulators, 4 weight vectors and an input vector).
 template <typename Load, int NR, int NX>
 QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w, size_t row_bytes,
                                     const float* bias, float* y, int64_t out, int64_t r, int64_t i0,
@@ -306,7 +294,7 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
 }
 
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 8 (checked by the caller).
-// One input row: tiles of 8 weight rows, as rows_avx512. More: tiles of 4 weight rows x 2
+// One input row: one weight row at a time, as rows_avx512. More: tiles of 4 weight rows x 2
 // inputs, each weight vector widened once per two inputs. `bench`, 0.6B bf16, 2 threads, Zen 5
 // at QWEN3TTS_ISA=avx2, alternating with the one-row loop (its accumulators went through memory)
 // this replaces: talker 54-57 -> 21-22, code predictor 148-155 -> 52-56 ms per frame, prefill
@@ -316,20 +304,15 @@ QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t
                              int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
                              int64_t r1) {
     int64_t r = r0;
-    if (n == 1) {
-        for (; r + kSingleInputRows <= r1; r += kSingleInputRows) {
-            const size_t prefetch =
-                r + 2 * kSingleInputRows <= r1 ? kSingleInputRows * row_bytes : 0;
-            tile_avx2<Load, kSingleInputRows, 1>(x, in, w, row_bytes, bias, y, out, r, 0, prefetch);
+    if (n > 1) {
+        for (; r + kRowBlock <= r1; r += kRowBlock) {
+            size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
+            int64_t i = 0;
+            for (; i + 2 <= n; i += 2, prefetch = 0)
+                tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
+            for (; i < n; ++i, prefetch = 0)
+                tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
         }
-    }
-    for (; r + kRowBlock <= r1; r += kRowBlock) {
-        size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
-        int64_t i = 0;
-        for (; i + 2 <= n; i += 2, prefetch = 0)
-            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
-        for (; i < n; ++i, prefetch = 0)
-            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
     }
     for (; r < r1; ++r)
         for (int64_t i = 0; i < n; ++i)
