@@ -39,22 +39,24 @@ struct Avx512F32 {
     }
 };
 
-// Weight rows r .. r+NR-1 against input rows i0 .. i0+NX-1: each weight vector is loaded (and
-// widened) once for the NX inputs. Every output keeps its own accumulator, summed over k in
-// order and reduced by _mm512_reduce_add_ps, so its value does not depend on NR, NX, n or the
-// thread split (batch invariance), and equals the one-row loop's bit for bit.
+// Weight rows r, r + row_step, .. r + (NR-1) row_step against input rows i0 .. i0+NX-1: each
+// weight vector is loaded (and widened) once for the NX inputs. Every output keeps its own
+// accumulator, summed over k in order and reduced by _mm512_reduce_add_ps, so its value does not
+// depend on NR, NX, n or the thread split (batch invariance), and equals the one-row loop's bit for
+// bit.
 //
 // `prefetch` (bytes, 0 for none) asks for the same columns of the rows that far ahead: the
-// next block's rows, while this one computes. The hardware prefetchers ramp up too slowly on
-// four short row streams (2-6 KiB each); measured single-thread on a 64 MiB bf16 matrix, the
-// kernel went from 20 to 29 GB/s at n = 1 and from 60 to 107 GFLOP/s at n = 8.
+// next block's rows, while this one computes (the wide tiles: the hardware prefetchers ramp up
+// too slowly on short adjacent row streams of 2-6 KiB; measured single-thread on a 64 MiB bf16
+// matrix, 4-row tiles went from 20 to 29 GB/s at n = 1 and from 60 to 107 GFLOP/s at n = 8).
 template <typename Load, int NR, int NX>
 QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_t* w,
                                         size_t row_bytes, const float* bias, float* y, int64_t out,
-                                        int64_t r, int64_t i0, size_t prefetch) {
+                                        int64_t r, int64_t i0, size_t prefetch,
+                                        int64_t row_step = 1) {
     const uint8_t* wr[NR];
 #pragma GCC unroll 8
-    for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j) * row_bytes;
+    for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j * row_step) * row_bytes;
     __m512 acc[NX][NR];
 #pragma GCC unroll 8
     for (int c = 0; c < NX; ++c)
@@ -84,23 +86,24 @@ QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_
 #pragma GCC unroll 8
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 8
-        for (int j = 0; j < NR; ++j)
-            y[(i0 + c) * out + r + j] =
-                _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
+        for (int j = 0; j < NR; ++j) {
+            const int64_t row = r + j * row_step;
+            y[(i0 + c) * out + row] = _mm512_reduce_add_ps(acc[c][j]) + (bias ? bias[row] : 0.0f);
+        }
 }
 
-// Weight rows r .. r+3 against input rows i .. n-1 in register tiles of 4, 2, 1 (up to 16
-// accumulators); the first tile prefetches, the later ones find the rows in cache.
+// Weight rows r, r + row_step, r + 2 row_step, r + 3 row_step against input rows i .. n-1 in
+// register tiles of 4, 2, 1 (up to 16 accumulators); the later tiles find the rows in cache.
 template <typename Load>
 QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t* w,
                                         size_t row_bytes, int64_t in, const float* bias, float* y,
-                                        int64_t out, int64_t r, int64_t i, size_t prefetch) {
-    for (; i + 4 <= n; i += 4, prefetch = 0)
-        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
-    for (; i + 2 <= n; i += 2, prefetch = 0)
-        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
-    for (; i < n; ++i, prefetch = 0)
-        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
+                                        int64_t out, int64_t r, int64_t i, int64_t row_step) {
+    for (; i + 4 <= n; i += 4)
+        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i, 0, row_step);
+    for (; i + 2 <= n; i += 2)
+        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, 0, row_step);
+    for (; i < n; ++i)
+        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, 0, row_step);
 }
 
 // From 12 input rows on (16 streams, prefill), eight of them go through tiles of 3 weight
@@ -116,12 +119,15 @@ constexpr int64_t kWideMinN = 12;
 constexpr int64_t kWideBlock = 12;  // rows: four wide tiles, or three tiles of four rows
 constexpr int64_t kWideMaxIn = 1024;
 
-// One input row (a single stream's decode step, the weights streaming from memory) goes through
-// the weight rows one at a time: one sequential read. Several rows at once are several streams
-// 2-6 KiB apart, which the hardware prefetchers follow badly. Zen 4, 2 threads, a 64 MiB matrix:
-// 8-row tiles read at 27-36 GB/s, one row at a time at 38-58 GB/s, a plain read 38-68 in the
-// same rounds; `bench`, 0.6B bf16, alternating with the 8-row tiles: talker 30.3-32.5 -> 21.1-21.5
-// and code predictor 79-87 -> 50-54 ms per frame (at avx2: 33-36 -> 28, 82-94 -> 72-77).
+// Outside the wide tiles, a tile's four weight rows lie a quarter of the thread's rows apart:
+// four sequential reads. Four or eight adjacent rows are as many streams 2-6 KiB apart, which
+// the hardware prefetchers follow badly; one row at a time reads sequentially too, but its one
+// chain of FMAs (in / 16 long) bounds it on the 3072-wide down projection. Zen 4, 2 threads,
+// `bench_linear --shapes`, share of a plain read of the same bytes, adjacent 8-row (n = 1) or
+// 4-row tiles -> rows a quarter apart: n = 1 68 -> 95-100 %, n = 2 59-62 -> 77-97 %, n = 4
+// 57-75 -> 62-80 %, n = 8 ~41 -> ~51 %. `bench`, 0.6B bf16, alternating: talker 32-33.5 ->
+// 18.3-21.6 and code predictor 86-90 -> 49-57 ms per frame; 8 streams' step: talker 63 -> 53,
+// code predictor 169 -> 146 ms.
 //
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
@@ -138,15 +144,13 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                     tile_avx512<Load, kWideRows, kWideInputs>(x, in, w, row_bytes, bias, y, out,
                                                               r + j, i, prefetch);
             for (int64_t j = 0; j < kWideBlock; j += kRowBlock)
-                tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r + j, i, 0);
+                tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r + j, i, 1);
         }
     }
-    if (n > 1) {
-        for (; r + kRowBlock <= r1; r += kRowBlock) {
-            const size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
-            tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r, 0, prefetch);
-        }
-    }
+    const int64_t quarter = (r1 - r) / kRowBlock;
+    for (const int64_t end = r + quarter; r < end; ++r)
+        tiles_of_four_rows<Load>(x, n, w, row_bytes, in, bias, y, out, r, 0, quarter);
+    r += (kRowBlock - 1) * quarter;
     for (; r < r1; ++r)
         for (int64_t i = 0; i < n; ++i)
             tile_avx512<Load, 1, 1>(x, in, w, row_bytes, bias, y, out, r, i, 0);
@@ -245,29 +249,23 @@ struct Avx2F32 {
     }
 };
 
-// Weight rows r .. r+NR-1 against input rows i0 .. i0+NX-1, as tile_avx512 with 8 lanes: one
-// accumulator per output, summed over k in order and reduced by hsum256, so every output equals
+// Weight rows r, r + row_step, .. against input rows i0 .. i0+NX-1, as tile_avx512 with 8 lanes:
+// one accumulator per output, summed over k in order and reduced by hsum256, so every output equals
 // the one-row loop's bit for bit whatever the tiling, n or the thread split. 16 ymm registers
 // hold a 4x2 tile (8 accumulators, 4 weight vectors and an input vector).
 template <typename Load, int NR, int NX>
 QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w, size_t row_bytes,
                                     const float* bias, float* y, int64_t out, int64_t r, int64_t i0,
-                                    size_t prefetch) {
+                                    int64_t row_step) {
     const uint8_t* wr[NR];
 #pragma GCC unroll 8
-    for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j) * row_bytes;
+    for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j * row_step) * row_bytes;
     __m256 acc[NX][NR];
 #pragma GCC unroll 8
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm256_setzero_ps();
     for (int64_t k = 0; k < in; k += 8) {
-        if (prefetch && (k * Load::kBytes) % 64 == 0) {
-#pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j)
-                _mm_prefetch(reinterpret_cast<const char*>(wr[j]) + k * Load::kBytes + prefetch,
-                             _MM_HINT_T0);
-        }
         if constexpr (NX == 1) {
             const __m256 xv = _mm256_loadu_ps(x + i0 * in + k);
 #pragma GCC unroll 8
@@ -289,34 +287,36 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
 #pragma GCC unroll 8
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 8
-        for (int j = 0; j < NR; ++j)
-            y[(i0 + c) * out + r + j] = hsum256(acc[c][j]) + (bias ? bias[r + j] : 0.0f);
+        for (int j = 0; j < NR; ++j) {
+            const int64_t row = r + j * row_step;
+            y[(i0 + c) * out + row] = hsum256(acc[c][j]) + (bias ? bias[row] : 0.0f);
+        }
 }
 
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 8 (checked by the caller).
-// One input row: one weight row at a time, as rows_avx512. More: tiles of 4 weight rows x 2
-// inputs, each weight vector widened once per two inputs. `bench`, 0.6B bf16, 2 threads, Zen 5
-// at QWEN3TTS_ISA=avx2, alternating with the one-row loop (its accumulators went through memory)
-// this replaces: talker 54-57 -> 21-22, code predictor 148-155 -> 52-56 ms per frame, prefill
-// of 17 positions 768-799 -> 179-188 ms.
+// Tiles of 4 weight rows a quarter of the rows apart (as rows_avx512) x 2 inputs, each weight
+// vector widened once per two inputs. `bench`, 0.6B bf16, 2 threads, QWEN3TTS_ISA=avx2: Zen 5,
+// adjacent rows against a loop whose accumulators went through memory: talker 54-57 -> 21-22,
+// code predictor 148-155 -> 52-56 ms per frame, prefill of 17 positions 768-799 -> 179-188 ms;
+// Zen 4, rows a quarter apart against adjacent 8-row tiles at n = 1: talker 33-35 -> 19-25,
+// code predictor 89-93 -> 48-64 ms per frame.
 template <typename Load>
 QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
                              int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
                              int64_t r1) {
     int64_t r = r0;
-    if (n > 1) {
-        for (; r + kRowBlock <= r1; r += kRowBlock) {
-            size_t prefetch = r + 2 * kRowBlock <= r1 ? kRowBlock * row_bytes : 0;
-            int64_t i = 0;
-            for (; i + 2 <= n; i += 2, prefetch = 0)
-                tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
-            for (; i < n; ++i, prefetch = 0)
-                tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, prefetch);
-        }
+    const int64_t quarter = (r1 - r) / kRowBlock;
+    for (const int64_t end = r + quarter; r < end; ++r) {
+        int64_t i = 0;
+        for (; i + 2 <= n; i += 2)
+            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter);
+        for (; i < n; ++i)
+            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter);
     }
+    r += (kRowBlock - 1) * quarter;
     for (; r < r1; ++r)
         for (int64_t i = 0; i < n; ++i)
-            tile_avx2<Load, 1, 1>(x, in, w, row_bytes, bias, y, out, r, i, 0);
+            tile_avx2<Load, 1, 1>(x, in, w, row_bytes, bias, y, out, r, i, 1);
 }
 
 }  // namespace
