@@ -124,10 +124,10 @@ constexpr int64_t kWideMaxIn = 1024;
 // the hardware prefetchers follow badly; one row at a time reads sequentially too, but its one
 // chain of FMAs (in / 16 long) bounds it on the 3072-wide down projection. Zen 4, 2 threads,
 // `bench_linear --shapes`, share of a plain read of the same bytes, adjacent 8-row (n = 1) or
-// 4-row tiles -> rows a quarter apart: n = 1 68 -> 95-100 %, n = 2 59-62 -> 77-97 %, n = 4
-// 57-75 -> 62-80 %, n = 8 ~41 -> ~51 %. `bench`, 0.6B bf16, alternating: talker 32-33.5 ->
-// 18.3-21.6 and code predictor 86-90 -> 49-57 ms per frame; 8 streams' step: talker 63 -> 53,
-// code predictor 169 -> 146 ms.
+// 4-row tiles -> rows a quarter apart (0.6B and 1.7B shapes, two rounds): n = 1 45-82 -> 91-100 %,
+// n = 2 42-79 -> 87-99 %, n = 4 38-75 -> 76-80 %, n = 8 28-51 -> 50-58 %. `bench`, 0.6B bf16,
+// alternating: talker 32-33.5 -> 18.3-21.6 and code predictor 86-90 -> 49-57 ms per frame; the
+// step of 8 streams: talker 58-63 -> 47-53, code predictor 157-169 -> 127-146 ms.
 //
 // rows [r0, r1) of y for all n inputs; `in` must be a multiple of 16 (checked by the caller).
 template <typename Load>
