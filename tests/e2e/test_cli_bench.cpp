@@ -95,5 +95,16 @@ TEST(CliBench, TextOutputShowsTheMachineAndTheFloor) {
     EXPECT_NE(r.out.find("ms/frame (floor "), std::string::npos) << r.out;
 }
 
+// More threads than CPUs are capped with one warning, although the machine is probed twice
+// (before and after the runs).
+TEST(CliBench, ThreadsAboveTheCpusWarnOnce) {
+    const Split r = bench("--frames 2 --no-codec --json --threads 4096");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string warning = "threads = 4096 is more than the";
+    const size_t first = r.err.find(warning);
+    ASSERT_NE(first, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(warning, first + 1), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace qwen3tts

@@ -151,7 +151,9 @@ int cmd_bench(const Args& args) {
     Results r;
     r.runs = args.get_int("runs", 3, 1);
     // The machine first, on the threads the run will use, before the model takes memory.
-    r.machine = measure_machine(parse_engine(args));
+    EngineOptions probe_engine = parse_engine(args);
+    r.machine = measure_machine(probe_engine);
+    probe_engine.threads = r.machine.threads;  // resolved and capped (warned) once
 
     const auto t0 = std::chrono::steady_clock::now();
     const Model model = load_model(args);
@@ -203,7 +205,7 @@ int cmd_bench(const Args& args) {
     r.peak_rss_mb = peak_rss_mb();  // before the second probe's buffer
     // This machine's bandwidth moves by up to 3x within minutes (docs/benchmarks.md): the
     // floor takes the better of a probe before and one after the runs.
-    r.read_probes = {r.machine.read_gb_per_s, measure_machine(parse_engine(args)).read_gb_per_s};
+    r.read_probes = {r.machine.read_gb_per_s, measure_machine(probe_engine).read_gb_per_s};
     r.machine.read_gb_per_s = std::max(r.read_probes[0], r.read_probes[1]);
     if (args.flag("json"))
         print_json(r);
