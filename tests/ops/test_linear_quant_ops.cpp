@@ -323,7 +323,6 @@ TEST_P(QuantLinear, FastMatchesTheOracleAndIsBatchInvariant) {
         EXPECT_EQ(0, std::memcmp(lanes8.data(), fast.data(), lanes8.size() * 4))
             << kernel << " against " << level_kernel;
     }
-    cpu::allow_avx_vnni(true);
 }
 
 INSTANTIATE_TEST_SUITE_P(
