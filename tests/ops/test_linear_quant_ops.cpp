@@ -382,22 +382,32 @@ TEST(QuantLinearAccuracy, ErrorAgainstTheFloatLinearIsTheQuantizationError) {
 
 // A group of quantized layers sharing one input (q/k/v, gate/up) in one parallel region: the
 // input is quantized once, and each output equals the layer's own linear bit for bit, at every
-// SIMD level, for both formats, whatever the thread count.
-class QuantLinearGroup : public testing_isa::AtLevel {};
+// SIMD level, for both formats and a group mixing them, whatever the thread count. 3 rows and
+// 9 (a packed tile of 8 at the AVX-512 level, which a mixed group does without).
+class QuantLinearGroup : public ::testing::TestWithParam<std::tuple<cpu::Isa, int64_t>> {
+  protected:
+    void SetUp() override { testing_isa::enter_level(std::get<0>(GetParam())); }
+    void TearDown() override { cpu::reset_max_isa(); }
+};
 
 TEST_P(QuantLinearGroup, EqualsSeparateLinears) {
     std::mt19937 rng(8);
     std::normal_distribution<float> dist(0.0f, 1.0f);
-    const int64_t n = 3, in = 512, outs[3] = {1024, 512, 512};
+    const int64_t n = std::get<1>(GetParam()), in = 512, outs[3] = {1024, 512, 512};
     std::vector<std::vector<uint16_t>> storage;
     for (int64_t out : outs) storage.push_back(random_bf16(rng, out * in, 0.1f));
     std::vector<float> x(static_cast<size_t>(n * in));
     for (auto& v : x) v = dist(rng);
-    for (QuantFormat f : {QuantFormat::q8, QuantFormat::q4}) {
+    const QuantFormat mixed[3] = {QuantFormat::q8, QuantFormat::q4, QuantFormat::q8};
+    for (int setting = 0; setting < 3; ++setting) {
         std::vector<backend::LinearWeights> layers;
         for (int j = 0; j < 3; ++j)
             layers.emplace_back(
-                TensorView{"w", DType::bf16, {outs[j], in}, storage[size_t(j)].data()}, f, nullptr);
+                TensorView{"w", DType::bf16, {outs[j], in}, storage[size_t(j)].data()},
+                setting == 2   ? mixed[j]
+                : setting == 0 ? QuantFormat::q8
+                               : QuantFormat::q4,
+                nullptr);
         std::vector<std::vector<float>> separate(3);
         for (int j = 0; j < 3; ++j) {
             separate[size_t(j)].resize(size_t(n * outs[j]));
@@ -417,14 +427,20 @@ TEST_P(QuantLinearGroup, EqualsSeparateLinears) {
             backend::linear_group({backend::KernelSet::fast, &pool}, x.data(), n, ws, ys, 3);
             for (int j = 0; j < 3; ++j)
                 EXPECT_EQ(group[size_t(j)], separate[size_t(j)])
-                    << backend::quant_format_name(f) << " matrix " << j << ", " << threads
-                    << " threads";
+                    << (setting == 2   ? "mixed"
+                        : setting == 0 ? "q8"
+                                       : "q4")
+                    << " group, matrix " << j << ", " << threads << " threads";
         }
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, QuantLinearGroup, testing_isa::kAllLevels,
-                         testing_isa::level_test_name);
+INSTANTIATE_TEST_SUITE_P(Isa, QuantLinearGroup,
+                         ::testing::Combine(testing_isa::kAllLevels, ::testing::Values(3, 9)),
+                         [](const ::testing::TestParamInfo<std::tuple<cpu::Isa, int64_t>>& p) {
+                             return std::string(cpu::isa_name(std::get<0>(p.param))) + "_" +
+                                    std::to_string(std::get<1>(p.param)) + "_rows";
+                         });
 
 TEST(QuantLinearAccuracy, NonFiniteInputGivesNaNNotAFiniteGuess) {
     std::mt19937 rng(3);
