@@ -237,6 +237,7 @@ void rows_dpbf16(const uint16_t* xb, int64_t n, const TensorView& wt, const floa
 // ---- AVX2: 8 weights per step --------------------------------------------------------------
 
 struct Avx2Bf16 {
+    static constexpr int64_t kBytes = 2;  // per weight
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         const __m128i h =
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(p) + k));
@@ -244,12 +245,14 @@ struct Avx2Bf16 {
     }
 };
 struct Avx2F16 {
+    static constexpr int64_t kBytes = 2;
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         return _mm256_cvtph_ps(
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(p) + k)));
     }
 };
 struct Avx2F32 {
+    static constexpr int64_t kBytes = 4;
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         return _mm256_loadu_ps(static_cast<const float*>(p) + k);
     }
@@ -262,7 +265,7 @@ struct Avx2F32 {
 template <typename Load, int NR, int NX>
 QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w, size_t row_bytes,
                                     const float* bias, float* y, int64_t out, int64_t r, int64_t i0,
-                                    int64_t row_step) {
+                                    int64_t row_step, size_t prefetch = 0) {
     const uint8_t* wr[NR];
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j * row_step) * row_bytes;
@@ -272,6 +275,12 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm256_setzero_ps();
     for (int64_t k = 0; k < in; k += 8) {
+        if (prefetch && (k * Load::kBytes) % 64 == 0) {
+#pragma GCC unroll 8
+            for (int j = 0; j < NR; ++j)
+                _mm_prefetch(reinterpret_cast<const char*>(wr[j]) + k * Load::kBytes + prefetch,
+                             _MM_HINT_T0);
+        }
         if constexpr (NX == 1) {
             const __m256 xv = _mm256_loadu_ps(x + i0 * in + k);
 #pragma GCC unroll 8
@@ -305,7 +314,9 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
 // adjacent rows against a loop whose accumulators went through memory: talker 54-57 -> 21-22,
 // code predictor 148-155 -> 52-56 ms per frame, prefill of 17 positions 768-799 -> 179-188 ms;
 // Zen 4, rows a quarter apart against adjacent 8-row tiles at n = 1: talker 33-35 -> 19-25,
-// code predictor 89-93 -> 48-64 ms per frame.
+// code predictor 89-93 -> 48-64 ms per frame. The tiles after the first prefetch the next rows
+// (tiles_of_four_rows): `bench_linear --shapes --n 8`, QWEN3TTS_ISA=avx2, Zen 4, three rounds:
+// q 0.6B 267-278 -> 235-273 us, gate 0.6B 401-453 -> 356-390, lm_head 280-286 -> 244-250.
 template <typename Load>
 QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
                              int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
@@ -315,9 +326,11 @@ QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t
     for (const int64_t end = r + quarter; r < end; ++r) {
         int64_t i = 0;
         for (; i + 2 <= n; i += 2)
-            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter);
+            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter,
+                                          i > 0 ? row_bytes : 0);
         for (; i < n; ++i)
-            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter);
+            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter,
+                                          i > 0 ? row_bytes : 0);
     }
     r += (kRowBlock - 1) * quarter;
     for (; r < r1; ++r)
