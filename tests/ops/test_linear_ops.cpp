@@ -160,8 +160,9 @@ float lane_ordered_dot(const float* x, const uint16_t* w, int64_t in, int lanes,
 
 // The bf16 kernels (the default, exact path) give every output bit for bit the value of the
 // lane-ordered sum above, whatever the number of input rows n (register tiles of 3x8, 4x4, 4x2,
-// 4x1 and, for n = 1, 8x1) and the thread count: golden results cannot move when streams are
-// batched.
+// 4x1) and the thread count: golden results cannot move when streams are batched. From n = 12
+// the 3x8 tiles run where eight input rows fit in L1 (256 columns on any CPU, 1024 with a
+// 48 KiB L1, never 2048), tiles of four rows elsewhere.
 class LinearBf16Order : public testing_isa::AtLevel {};
 
 TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
@@ -169,32 +170,34 @@ TEST_P(LinearBf16Order, EveryRowIsTheLaneOrderedSumWhateverNAndThreads) {
     const int lanes = GetParam() == cpu::Isa::avx512 ? 16 : 8;
     std::mt19937 rng(5);
     std::normal_distribution<float> dist(0.0f, 1.0f);
-    // 37 blocks of 4 rows (at n = 1: 18 of 8 and 1 of 4), a tail of 2
-    const int64_t out = 150, in = 1024;
-    std::vector<uint16_t> w(size_t(out * in));
-    for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
+    // 37 blocks of 4 rows, a tail of 2
+    const int64_t out = 150;
     std::vector<float> bias(static_cast<size_t>(out));
     for (auto& v : bias) v = dist(rng);
-    const TensorView view{"w", DType::bf16, {out, in}, w.data()};
-    for (int64_t n : {1, 2, 3, 4, 7, 8, 11, 16, 19}) {
-        std::vector<float> x(size_t(n * in));
-        for (auto& v : x) v = dist(rng);
-        for (int threads : {1, 2, 3}) {
-            ThreadPool pool(threads);
-            for (const float* b :
-                 {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
-                std::vector<float> y(size_t(n * out));
-                backend::linear({backend::KernelSet::fast, &pool}, x.data(), n, view, b, y.data());
-                for (int64_t i = 0; i < n; ++i)
-                    for (int64_t r = 0; r < out; ++r)
-                        ASSERT_EQ(y[size_t(i * out + r)],
-                                  lane_ordered_dot(x.data() + i * in, w.data() + r * in, in, lanes,
-                                                   b ? b[r] : 0.0f))
-                            << "n " << n << " row " << i << " out " << r << ", " << threads
-                            << " threads";
+    for (const int64_t in : {256, 1024, 2048})
+        for (int64_t n : {1, 2, 3, 4, 7, 8, 11, 16, 19}) {
+            std::vector<uint16_t> w(size_t(out * in));
+            for (auto& v : w) v = f32_to_bf16(dist(rng) / 32.0f);
+            const TensorView view{"w", DType::bf16, {out, in}, w.data()};
+            std::vector<float> x(size_t(n * in));
+            for (auto& v : x) v = dist(rng);
+            for (int threads : {1, 2, 3}) {
+                ThreadPool pool(threads);
+                for (const float* b :
+                     {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+                    std::vector<float> y(size_t(n * out));
+                    backend::linear({backend::KernelSet::fast, &pool}, x.data(), n, view, b,
+                                    y.data());
+                    for (int64_t i = 0; i < n; ++i)
+                        for (int64_t r = 0; r < out; ++r)
+                            ASSERT_EQ(y[size_t(i * out + r)],
+                                      lane_ordered_dot(x.data() + i * in, w.data() + r * in, in,
+                                                       lanes, b ? b[r] : 0.0f))
+                                << in << " columns, n " << n << " row " << i << " out " << r << ", "
+                                << threads << " threads";
+                }
             }
         }
-    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, LinearBf16Order, testing_isa::kAllLevels,

@@ -1,5 +1,7 @@
 #include "backend/cpu/cpu_features.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -157,6 +159,14 @@ bool has_avx_vnni() {
 
 void allow_avx_vnni(bool allowed) {
     g_avx_vnni_allowed.store(allowed, std::memory_order_relaxed);
+}
+
+long l1d_bytes() {
+    static const long bytes = [] {
+        const long b = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+        return b > 0 ? b : 32768L;
+    }();
+    return bytes;
 }
 
 Isa active_isa() {

@@ -44,6 +44,10 @@ bool has_avx512_vnni();
 bool has_avx_vnni();
 void allow_avx_vnni(bool allowed);
 
+// The size of one core's L1 data cache in bytes (sysconf; 32 KiB where the system does not
+// say): kernels whose register tiles reuse inputs from L1 size them by it.
+long l1d_bytes();
+
 // The level the kernels use: set_max_isa()'s, else QWEN3TTS_ISA's, else detected_isa().
 // Throws Error(invalid_argument) when QWEN3TTS_ISA names an unknown level or one above the
 // CPU's (on every call, so no kernel silently runs at another level than asked).

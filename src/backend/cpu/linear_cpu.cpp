@@ -121,12 +121,19 @@ QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t
 // 0.6B shapes (weights from DRAM, in-process A/B): n = 12 / 16 / 24 / 39 / 64 are 11-14 / 6-22
 // / 15 / 6-9 / 8 % faster, but n = 8 alone is 5-9 % slower (there the rows stream from memory and
 // the second 4x4 pass runs from L1 while the prefetches fly; no prefetch distance or hint tried
-// helped the wide tile). Only while eight input rows stay in L1 beside the weights (in <= 1024
-// floats): on 1024x3072 and 1024x2048 their reloads from L2 made it 3 % slower.
+// helped the wide tile). Only while eight input rows stay in L1 beside the weights, in at most
+// two thirds of it: on Zen 5 (48 KiB) at 1024 floats, not at 2048 or 3072, where their
+// reloads from L2 made it 3 % slower; on Zen 4 (32 KiB) not even at 1024, where tiles of four
+// rows a quarter apart (below) were faster at n = 16 (`bench_linear --shapes`, 2 threads, three
+// rounds: q 0.6B 397-438 -> 331-368 us, gate 0.6B 594-671 -> 512-556, lm_head 417-464 ->
+// 344-348) and in a prefill of 28 positions of the 0.6B (136-140 -> 126-130 ms).
 constexpr int kWideRows = 3, kWideInputs = 8;
 constexpr int64_t kWideMinN = 12;
 constexpr int64_t kWideBlock = 12;  // rows: four wide tiles, or three tiles of four rows
-constexpr int64_t kWideMaxIn = 1024;
+
+bool wide_tiles_fit(int64_t in) {
+    return kWideInputs * in * int64_t(sizeof(float)) <= cpu::l1d_bytes() * 2 / 3;
+}
 
 // Outside the wide tiles, a tile's four weight rows lie a quarter of the thread's rows apart:
 // four sequential reads. Four or eight adjacent rows are as many streams 2-6 KiB apart, which
@@ -144,7 +151,7 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
                                  int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
                                  int64_t r1) {
     int64_t r = r0;
-    if (n >= kWideMinN && in <= kWideMaxIn) {
+    if (n >= kWideMinN && wide_tiles_fit(in)) {
         for (; r + kWideBlock <= r1; r += kWideBlock) {
             size_t prefetch = r + 2 * kWideBlock <= r1 ? kWideBlock * row_bytes : 0;
             int64_t i = 0;
