@@ -182,6 +182,15 @@ QWEN3TTS_AVX2 inline __m256i dot4_avx2(__m256i codes, __m256i q) {
     }
 }
 
+// dot + d, left in its register: free to reassociate a row's eight adds per block, GCC built
+// trees of all the rows' q4 products at once and spilled most of them to the stack. (The q8
+// loop, left free, was faster than with this at 2048 columns.)
+QWEN3TTS_AVX2 inline __m256i add_in_place(__m256i dot, __m256i d) {
+    dot = _mm256_add_epi32(dot, d);
+    __asm__("" : "+x"(dot));
+    return dot;
+}
+
 // Halves h0 .. h0+NH-1 of the 16 rows of group `g` (8 lanes each) against NX activation rows,
 // into acc[NH][NX]: the codes are loaded and unpacked once for the NX rows. 16 ymm registers
 // hold NX = 4 of one half, or one row of both halves (one pass over the codes from memory).
@@ -214,9 +223,9 @@ QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g
 #pragma GCC unroll 4
                     for (int r = 0; r < NX; ++r) {
                         const int8_t* q = x.q[r] + b * kQuantBlock + t * 8;
-                        dot[r] = _mm256_add_epi32(
-                            dot[r], dot4_avx2<F>(lo, _mm256_set1_epi32(four_bytes(q))));
-                        dot[r] = _mm256_add_epi32(
+                        dot[r] = add_in_place(dot[r],
+                                              dot4_avx2<F>(lo, _mm256_set1_epi32(four_bytes(q))));
+                        dot[r] = add_in_place(
                             dot[r], dot4_avx2<F>(hi, _mm256_set1_epi32(four_bytes(q + 4))));
                     }
                 } else {
