@@ -42,48 +42,60 @@ struct ActRows {
     int32_t dot_start(int r, int64_t b) const { return -offset * sum[r][b]; }
 };
 
-// One tile of PackedTiles as the kernels read it.
-struct PackedRows8 {
+// What a kernel's int32 dots start from, −offset · Σq: the codes' offset, except for plain
+// AVX2 q8 (no VNNI), whose sign trick removes it itself.
+int dot_offset(bool vnni, const QuantizedWeights& w) {
+    return vnni || w.format == QuantFormat::q4 ? w.code_offset() : 0;
+}
+
+// One tile of PackedTiles<R> as the kernels read it.
+template <int R>
+struct PackedRows {
     const int8_t* q;
     const float* scale;
     const int32_t* start;
-    const int8_t* piece(int r, int64_t b, int p) const { return q + ((b * 8 + p) * 8 + r) * 4; }
-    float scale_of(int r, int64_t b) const { return scale[b * 8 + r]; }
-    int32_t dot_start(int r, int64_t b) const { return start[b * 8 + r]; }
+    const int8_t* piece(int r, int64_t b, int p) const { return q + ((b * 8 + p) * R + r) * 4; }
+    float scale_of(int r, int64_t b) const { return scale[b * R + r]; }
+    int32_t dot_start(int r, int64_t b) const { return start[b * R + r]; }
 };
 
-// Tiles of 8 activation rows repacked for the AVX-512 kernel (n >= 8: prefill, many streams):
-// per tile and block, the 8 pieces of 4 bytes of all 8 rows (piece-major), then their scales
-// and dot starts, so one pointer with constant offsets reaches every operand. With a pointer
-// per row the tile's 24 pointers did not fit the registers and were reloaded from the stack
-// in the inner loop (Zen 4, 2 threads: 1.7B gate at n = 16 q4 630-658 -> 585-607 us, q8
-// 696-711 -> 631-690 us). The values are those of ActRows: the same bits.
+// Full tiles of R activation rows repacked for a kernel's largest tile (n >= R: prefill, many
+// streams): per tile and block, the 8 pieces of 4 bytes of all R rows (piece-major), then their
+// scales and dot starts, so one pointer with constant offsets reaches every operand. With a
+// pointer per row, the 8-row AVX-512 tile's 24 pointers (and the 4-row AVX2 tile's 12) did not
+// fit the registers and were reloaded from the stack in the inner loop (Zen 4, 2 threads,
+// 1.7B gate at n = 16: AVX-512 q4 630-658 -> 585-607 us, q8 696-711 -> 631-690 us; AVX2 q4
+// 1768-1838 -> 1452-1622 us, q8 unchanged within the noise). The values are those of ActRows:
+// the same bits.
+template <int R>
 struct PackedTiles {
     int64_t tiles = 0, blocks = 0;
-    std::vector<int8_t> q;        // tiles × blocks × 8 pieces × 8 rows × 4 bytes
-    std::vector<float> scales;    // tiles × blocks × 8 rows
-    std::vector<int32_t> starts;  // tiles × blocks × 8 rows
+    std::vector<int8_t> q;        // tiles × blocks × 8 pieces × R rows × 4 bytes
+    std::vector<float> scales;    // tiles × blocks × R rows
+    std::vector<int32_t> starts;  // tiles × blocks × R rows
+    // `offset`: what the kernel's dots start from, −offset · Σq (0 where it removes it itself).
     void pack(const QuantizedActivations& x, int offset);
-    // The tile of activation rows [i0, i0 + 8).
-    PackedRows8 rows(int64_t i0) const {
-        const int64_t at = i0 / 8 * blocks * 8;
+    // The tile of activation rows [i0, i0 + R).
+    PackedRows<R> rows(int64_t i0) const {
+        const int64_t at = i0 / R * blocks * R;
         return {q.data() + at * 32, scales.data() + at, starts.data() + at};
     }
 };
 
-void PackedTiles::pack(const QuantizedActivations& x, int offset) {
-    tiles = x.rows / 8;
+template <int R>
+void PackedTiles<R>::pack(const QuantizedActivations& x, int offset) {
+    tiles = x.rows / R;
     blocks = x.cols / kQuantBlock;
-    q.resize(size_t(tiles * 8 * x.cols));
-    scales.resize(size_t(tiles * blocks * 8));
+    q.resize(size_t(tiles * R * x.cols));
+    scales.resize(size_t(tiles * blocks * R));
     starts.resize(scales.size());
     for (int64_t t = 0; t < tiles; ++t)
-        for (int r = 0; r < 8; ++r) {
-            const int64_t row = t * 8 + r;
+        for (int r = 0; r < R; ++r) {
+            const int64_t row = t * R + r;
             for (int64_t b = 0; b < blocks; ++b) {
-                const int64_t at = (t * blocks + b) * 8;
+                const int64_t at = (t * blocks + b) * R, piece0 = (t * blocks + b) * 8;
                 for (int p = 0; p < 8; ++p)
-                    std::memcpy(q.data() + ((at + p) * 8 + r) * 4,
+                    std::memcpy(q.data() + ((piece0 + p) * R + r) * 4,
                                 x.q.data() + row * x.cols + b * kQuantBlock + p * 4, 4);
                 scales[size_t(at + r)] = x.scales[size_t(row * blocks + b)];
                 starts[size_t(at + r)] = -offset * x.sums[size_t(row * blocks + b)];
@@ -112,7 +124,7 @@ struct Prefetch {
     int64_t lines = 0;
 };
 
-// The 16 rows of group `g` (lanes) against NX activation rows (ActRows or PackedRows8), into
+// The 16 rows of group `g` (lanes) against NX activation rows (ActRows or PackedRows), into
 // acc[NX].
 template <QuantFormat F, int NX, class Rows>
 QWEN3TTS_AVX512_VNNI inline void group_vnni(const QuantizedWeights& w, int64_t g, const Rows& x,
@@ -194,9 +206,9 @@ QWEN3TTS_AVX2 inline __m256i add_in_place(__m256i dot, __m256i d) {
 // Halves h0 .. h0+NH-1 of the 16 rows of group `g` (8 lanes each) against NX activation rows,
 // into acc[NH][NX]: the codes are loaded and unpacked once for the NX rows. 16 ymm registers
 // hold NX = 4 of one half, or one row of both halves (one pass over the codes from memory).
-template <QuantFormat F, int NX, int NH>
+template <QuantFormat F, int NX, int NH, class Rows>
 QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g, int h0,
-                                            const ActRows<NX>& x, __m256 (*acc)[NX]) {
+                                            const Rows& x, __m256 (*acc)[NX]) {
     const int64_t blocks = w.blocks_per_row();
     const uint8_t* codes = w.codes.data() + g * w.group_code_bytes() + h0 * 32;
     const uint16_t* wscale = w.scales.data() + g * blocks * kQuantLanes + h0 * 8;
@@ -210,9 +222,7 @@ QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g
         for (int h = 0; h < NH; ++h) {
             __m256i dot[NX];
 #pragma GCC unroll 4
-            for (int r = 0; r < NX; ++r)
-                dot[r] = F == QuantFormat::q4 ? _mm256_set1_epi32(-8 * x.sum[r][b])
-                                              : _mm256_setzero_si256();
+            for (int r = 0; r < NX; ++r) dot[r] = _mm256_set1_epi32(x.dot_start(r, b));
 #pragma GCC unroll 8
             for (int t = 0; t < (F == QuantFormat::q4 ? 4 : 8); ++t) {
                 const __m256i v =
@@ -222,18 +232,19 @@ QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g
                     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
 #pragma GCC unroll 4
                     for (int r = 0; r < NX; ++r) {
-                        const int8_t* q = x.q[r] + b * kQuantBlock + t * 8;
-                        dot[r] = add_in_place(dot[r],
-                                              dot4_avx2<F>(lo, _mm256_set1_epi32(four_bytes(q))));
                         dot[r] = add_in_place(
-                            dot[r], dot4_avx2<F>(hi, _mm256_set1_epi32(four_bytes(q + 4))));
+                            dot[r],
+                            dot4_avx2<F>(lo, _mm256_set1_epi32(four_bytes(x.piece(r, b, 2 * t)))));
+                        dot[r] = add_in_place(
+                            dot[r], dot4_avx2<F>(hi, _mm256_set1_epi32(
+                                                         four_bytes(x.piece(r, b, 2 * t + 1)))));
                     }
                 } else {
 #pragma GCC unroll 4
                     for (int r = 0; r < NX; ++r)
                         dot[r] = _mm256_add_epi32(
-                            dot[r], dot4_avx2<F>(v, _mm256_set1_epi32(four_bytes(
-                                                        x.q[r] + b * kQuantBlock + t * 4))));
+                            dot[r],
+                            dot4_avx2<F>(v, _mm256_set1_epi32(four_bytes(x.piece(r, b, t)))));
                 }
             }
             const __m256 ws = _mm256_cvtph_ps(_mm_loadu_si128(
@@ -242,7 +253,7 @@ QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g
             for (int r = 0; r < NX; ++r)
                 acc[h][r] =
                     _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r]),
-                                    _mm256_mul_ps(ws, _mm256_set1_ps(x.scale[r][b])), acc[h][r]);
+                                    _mm256_mul_ps(ws, _mm256_set1_ps(x.scale_of(r, b))), acc[h][r]);
         }
     }
 }
@@ -251,9 +262,9 @@ QWEN3TTS_AVX2 inline void group_halves_avx2(const QuantizedWeights& w, int64_t g
 // −offset · Σq as in group_vnni, so q8 needs no sign trick. The same int32 dot, the same bits.
 // A copy rather than a shared template: the target attribute is per function, and the plain
 // kernel must not be compiled with AVX-VNNI allowed (CPUs without it run it).
-template <QuantFormat F, int NX, int NH>
+template <QuantFormat F, int NX, int NH, class Rows>
 QWEN3TTS_AVX2_VNNI inline void group_halves_avxvnni(const QuantizedWeights& w, int64_t g, int h0,
-                                                    const ActRows<NX>& x, __m256 (*acc)[NX]) {
+                                                    const Rows& x, __m256 (*acc)[NX]) {
     const int64_t blocks = w.blocks_per_row();
     const uint8_t* codes = w.codes.data() + g * w.group_code_bytes() + h0 * 32;
     const uint16_t* wscale = w.scales.data() + g * blocks * kQuantLanes + h0 * 8;
@@ -267,7 +278,7 @@ QWEN3TTS_AVX2_VNNI inline void group_halves_avxvnni(const QuantizedWeights& w, i
         for (int h = 0; h < NH; ++h) {
             __m256i dot[NX];
 #pragma GCC unroll 4
-            for (int r = 0; r < NX; ++r) dot[r] = _mm256_set1_epi32(-w.code_offset() * x.sum[r][b]);
+            for (int r = 0; r < NX; ++r) dot[r] = _mm256_set1_epi32(x.dot_start(r, b));
 #pragma GCC unroll 8
             for (int t = 0; t < (F == QuantFormat::q4 ? 4 : 8); ++t) {
                 const __m256i v =
@@ -277,18 +288,16 @@ QWEN3TTS_AVX2_VNNI inline void group_halves_avxvnni(const QuantizedWeights& w, i
                     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
 #pragma GCC unroll 4
                     for (int r = 0; r < NX; ++r) {
-                        const int8_t* q = x.q[r] + b * kQuantBlock + t * 8;
-                        dot[r] =
-                            _mm256_dpbusd_avx_epi32(dot[r], lo, _mm256_set1_epi32(four_bytes(q)));
-                        dot[r] = _mm256_dpbusd_avx_epi32(dot[r], hi,
-                                                         _mm256_set1_epi32(four_bytes(q + 4)));
+                        dot[r] = _mm256_dpbusd_avx_epi32(
+                            dot[r], lo, _mm256_set1_epi32(four_bytes(x.piece(r, b, 2 * t))));
+                        dot[r] = _mm256_dpbusd_avx_epi32(
+                            dot[r], hi, _mm256_set1_epi32(four_bytes(x.piece(r, b, 2 * t + 1))));
                     }
                 } else {
 #pragma GCC unroll 4
                     for (int r = 0; r < NX; ++r)
                         dot[r] = _mm256_dpbusd_avx_epi32(
-                            dot[r], v,
-                            _mm256_set1_epi32(four_bytes(x.q[r] + b * kQuantBlock + t * 4)));
+                            dot[r], v, _mm256_set1_epi32(four_bytes(x.piece(r, b, t))));
                 }
             }
             const __m256 ws = _mm256_cvtph_ps(_mm_loadu_si128(
@@ -297,7 +306,7 @@ QWEN3TTS_AVX2_VNNI inline void group_halves_avxvnni(const QuantizedWeights& w, i
             for (int r = 0; r < NX; ++r)
                 acc[h][r] =
                     _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r]),
-                                    _mm256_mul_ps(ws, _mm256_set1_ps(x.scale[r][b])), acc[h][r]);
+                                    _mm256_mul_ps(ws, _mm256_set1_ps(x.scale_of(r, b))), acc[h][r]);
         }
     }
 }
@@ -358,7 +367,7 @@ QWEN3TTS_AVX512 void quantize_blocks_avx512(const float* x, int64_t blocks, int8
 
 // Activation rows [i0, i0 + NX) of x.
 template <int NX>
-ActRows<NX> act_rows(const QuantizedActivations& x, int64_t i0, int offset = 0) {
+ActRows<NX> act_rows(const QuantizedActivations& x, int64_t i0, int offset) {
     const int64_t blocks = x.cols / kQuantBlock;
     ActRows<NX> a{};
     a.offset = offset;
@@ -373,9 +382,10 @@ ActRows<NX> act_rows(const QuantizedActivations& x, int64_t i0, int offset = 0) 
 // Activation rows [i0, i0 + NX) against group g of w, into y (only the group's real rows are
 // written). The rows of a full tile of 8 come packed when `packed` is given.
 template <QuantFormat F, int NX>
-QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const PackedTiles* packed,
-                                           const QuantizedWeights& w, const float* bias, float* y,
-                                           int64_t g, int64_t i0, Prefetch prefetch) {
+QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x,
+                                           const PackedTiles<8>* packed, const QuantizedWeights& w,
+                                           const float* bias, float* y, int64_t g, int64_t i0,
+                                           Prefetch prefetch) {
     __m512 acc[NX];
     bool done = false;
     if constexpr (NX == 8) {
@@ -395,7 +405,7 @@ QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x, const 
 // of a group share out the fetching of the next group's codes: left to the hardware, the first
 // tile of each group waited on memory while the others had none to do.
 template <QuantFormat F>
-QWEN3TTS_AVX512_VNNI void groups_vnni(const QuantizedActivations& x, const PackedTiles* packed,
+QWEN3TTS_AVX512_VNNI void groups_vnni(const QuantizedActivations& x, const PackedTiles<8>* packed,
                                       const QuantizedWeights& w, const float* bias, float* y,
                                       int64_t g0, int64_t g1) {
     const int64_t n = x.rows, tiles = n / 8 + n % 8 / 4 + n % 4 / 2 + n % 2;
@@ -437,71 +447,85 @@ QWEN3TTS_AVX2 inline void store_halves_avx2(const __m256 (*acc)[NX], const Quant
     }
 }
 
-// Halves h0 .. h0+NH-1 of group g against NX activation rows, into y.
-template <QuantFormat F, int NX, int NH>
-QWEN3TTS_AVX2 inline void tile_avx2(const QuantizedActivations& x, const QuantizedWeights& w,
-                                    const float* bias, float* y, int64_t g, int h0, int64_t i0) {
+// Halves h0 .. h0+NH-1 of group g against NX activation rows (from i0), into y.
+template <QuantFormat F, int NX, int NH, class Rows>
+QWEN3TTS_AVX2 inline void tile_avx2(const Rows& rows, const QuantizedWeights& w, const float* bias,
+                                    float* y, int64_t g, int h0, int64_t i0) {
     __m256 acc[NH][NX];
-    group_halves_avx2<F, NX, NH>(w, g, h0, act_rows<NX>(x, i0), acc);
+    group_halves_avx2<F, NX, NH>(w, g, h0, rows, acc);
     store_halves_avx2<NX, NH>(acc, w, bias, y, g, h0, i0);
 }
 
-template <QuantFormat F, int NX, int NH>
-QWEN3TTS_AVX2_VNNI inline void tile_avxvnni(const QuantizedActivations& x,
-                                            const QuantizedWeights& w, const float* bias, float* y,
-                                            int64_t g, int h0, int64_t i0) {
+template <QuantFormat F, int NX, int NH, class Rows>
+QWEN3TTS_AVX2_VNNI inline void tile_avxvnni(const Rows& rows, const QuantizedWeights& w,
+                                            const float* bias, float* y, int64_t g, int h0,
+                                            int64_t i0) {
     __m256 acc[NH][NX];
-    group_halves_avxvnni<F, NX, NH>(w, g, h0, act_rows<NX>(x, i0), acc);
+    group_halves_avxvnni<F, NX, NH>(w, g, h0, rows, acc);
     store_halves_avx2<NX, NH>(acc, w, bias, y, g, h0, i0);
 }
 
-template <QuantFormat F, bool Vnni, int NX, int NH>
-inline void tile_8_lanes(const QuantizedActivations& x, const QuantizedWeights& w,
-                         const float* bias, float* y, int64_t g, int h0, int64_t i0) {
+template <QuantFormat F, bool Vnni, int NX, int NH, class Rows>
+inline void tile_8_lanes(const Rows& rows, const QuantizedWeights& w, const float* bias, float* y,
+                         int64_t g, int h0, int64_t i0) {
     if constexpr (Vnni)
-        tile_avxvnni<F, NX, NH>(x, w, bias, y, g, h0, i0);
+        tile_avxvnni<F, NX, NH>(rows, w, bias, y, g, h0, i0);
     else
-        tile_avx2<F, NX, NH>(x, w, bias, y, g, h0, i0);
+        tile_avx2<F, NX, NH>(rows, w, bias, y, g, h0, i0);
 }
 
 // Groups [g0, g1) of w against every activation row, 8 lanes at a time (AVX2, with AVX-VNNI
 // when `Vnni`). One row (a stream's decode step, codes streaming from memory): both halves of
 // a group in one pass. More: each half in tiles of 4, 2, 1 rows, its codes staying in L1 after
-// the first. QWEN3TTS_ISA=avx2, 0.6B, 2 threads: prefill of 17 positions q8 177-186 -> 143-150
-// ms without AVX-VNNI (q4 unchanged, 136 ms).
+// the first; the full tiles of 4 read `packed` when given. QWEN3TTS_ISA=avx2, 0.6B, 2 threads:
+// prefill of 17 positions q8 177-186 -> 143-150 ms without AVX-VNNI (q4 unchanged, 136 ms).
 template <QuantFormat F, bool Vnni>
-void groups_8_lanes(const QuantizedActivations& x, const QuantizedWeights& w, const float* bias,
-                    float* y, int64_t g0, int64_t g1) {
+void groups_8_lanes(const QuantizedActivations& x, const PackedTiles<4>* packed,
+                    const QuantizedWeights& w, const float* bias, float* y, int64_t g0,
+                    int64_t g1) {
     const int64_t n = x.rows;
+    const int offset = dot_offset(Vnni, w);
     for (int64_t g = g0; g < g1; ++g) {
         if (n == 1) {
-            tile_8_lanes<F, Vnni, 1, 2>(x, w, bias, y, g, 0, 0);
+            tile_8_lanes<F, Vnni, 1, 2>(act_rows<1>(x, 0, offset), w, bias, y, g, 0, 0);
             continue;
         }
         for (int h = 0; h < 2; ++h) {
             int64_t i = 0;
-            for (; i + 4 <= n; i += 4) tile_8_lanes<F, Vnni, 4, 1>(x, w, bias, y, g, h, i);
-            if (i + 2 <= n) tile_8_lanes<F, Vnni, 2, 1>(x, w, bias, y, g, h, i), i += 2;
-            if (i < n) tile_8_lanes<F, Vnni, 1, 1>(x, w, bias, y, g, h, i);
+            for (; i + 4 <= n; i += 4) {
+                if (packed)
+                    tile_8_lanes<F, Vnni, 4, 1>(packed->rows(i), w, bias, y, g, h, i);
+                else
+                    tile_8_lanes<F, Vnni, 4, 1>(act_rows<4>(x, i, offset), w, bias, y, g, h, i);
+            }
+            if (i + 2 <= n)
+                tile_8_lanes<F, Vnni, 2, 1>(act_rows<2>(x, i, offset), w, bias, y, g, h, i), i += 2;
+            if (i < n) tile_8_lanes<F, Vnni, 1, 1>(act_rows<1>(x, i, offset), w, bias, y, g, h, i);
         }
     }
 }
 
-void groups(Kernel k, const QuantizedActivations& x, const PackedTiles* packed,
-            const QuantizedWeights& w, const float* bias, float* y, int64_t g0, int64_t g1) {
+// The activation rows repacked for the largest tile of the kernel in use, if they were.
+struct Packed {
+    const PackedTiles<8>* eight = nullptr;  // AVX-512
+    const PackedTiles<4>* four = nullptr;   // 8 lanes
+};
+
+void groups(Kernel k, const QuantizedActivations& x, Packed packed, const QuantizedWeights& w,
+            const float* bias, float* y, int64_t g0, int64_t g1) {
     const bool q8 = w.format == QuantFormat::q8;
     if (k == Kernel::avx512_vnni && q8)
-        groups_vnni<QuantFormat::q8>(x, packed, w, bias, y, g0, g1);
+        groups_vnni<QuantFormat::q8>(x, packed.eight, w, bias, y, g0, g1);
     else if (k == Kernel::avx512_vnni)
-        groups_vnni<QuantFormat::q4>(x, packed, w, bias, y, g0, g1);
+        groups_vnni<QuantFormat::q4>(x, packed.eight, w, bias, y, g0, g1);
     else if (k == Kernel::avx2_vnni && q8)
-        groups_8_lanes<QuantFormat::q8, true>(x, w, bias, y, g0, g1);
+        groups_8_lanes<QuantFormat::q8, true>(x, packed.four, w, bias, y, g0, g1);
     else if (k == Kernel::avx2_vnni)
-        groups_8_lanes<QuantFormat::q4, true>(x, w, bias, y, g0, g1);
+        groups_8_lanes<QuantFormat::q4, true>(x, packed.four, w, bias, y, g0, g1);
     else if (q8)
-        groups_8_lanes<QuantFormat::q8, false>(x, w, bias, y, g0, g1);
+        groups_8_lanes<QuantFormat::q8, false>(x, packed.four, w, bias, y, g0, g1);
     else
-        groups_8_lanes<QuantFormat::q4, false>(x, w, bias, y, g0, g1);
+        groups_8_lanes<QuantFormat::q4, false>(x, packed.four, w, bias, y, g0, g1);
 }
 
 }  // namespace
@@ -559,12 +583,17 @@ void linear_quant_cpu_group(ThreadPool* pool, const QuantizedActivations& x,
         for (int j = 0; j < count; ++j) linear_quant_reference(x, *ws[j], biases[j], ys[j]);
         return;
     }
-    // Reused per thread, as the activations are (linear.cpp): no allocation once grown.
-    thread_local PackedTiles tiles;
-    const PackedTiles* packed = nullptr;
-    if (k == Kernel::avx512_vnni && x.rows >= 8 && one_format) {
-        tiles.pack(x, ws[0]->code_offset());
-        packed = &tiles;
+    // Reused per thread, as the activations are (linear.cpp): no allocation once grown. A group
+    // mixing formats (never made by the models) reads the rows as they are.
+    thread_local PackedTiles<8> tiles8;
+    thread_local PackedTiles<4> tiles4;
+    Packed packed;
+    if (one_format && k == Kernel::avx512_vnni && x.rows >= 8) {
+        tiles8.pack(x, dot_offset(true, *ws[0]));
+        packed.eight = &tiles8;
+    } else if (one_format && k != Kernel::avx512_vnni && x.rows >= 4) {
+        tiles4.pack(x, dot_offset(k == Kernel::avx2_vnni, *ws[0]));
+        packed.four = &tiles4;
     }
     // [g0, g1) of the concatenated groups, mapped back to each matrix.
     auto body = [&](int64_t g0, int64_t g1) {
