@@ -103,16 +103,13 @@ template <typename Load>
 QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t* w,
                                         size_t row_bytes, int64_t in, const float* bias, float* y,
                                         int64_t out, int64_t r, int64_t i, int64_t row_step) {
-    const int64_t i0 = i;
-    for (; i + 4 <= n; i += 4)
-        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i,
-                                        i > i0 ? row_bytes : 0, row_step);
-    for (; i + 2 <= n; i += 2)
-        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i,
-                                        i > i0 ? row_bytes : 0, row_step);
-    for (; i < n; ++i)
-        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i,
-                                        i > i0 ? row_bytes : 0, row_step);
+    size_t next = 0;  // the first tile reads the rows from memory: no prefetch beside it
+    for (; i + 4 <= n; i += 4, next = row_bytes)
+        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i, next, row_step);
+    for (; i + 2 <= n; i += 2, next = row_bytes)
+        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, next, row_step);
+    for (; i < n; ++i, next = row_bytes)
+        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, next, row_step);
 }
 
 // From 12 input rows on (16 streams, prefill), eight of them go through tiles of 3 weight
@@ -332,12 +329,11 @@ QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t
     const int64_t quarter = (r1 - r) / kRowBlock;
     for (const int64_t end = r + quarter; r < end; ++r) {
         int64_t i = 0;
-        for (; i + 2 <= n; i += 2)
-            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter,
-                                          i > 0 ? row_bytes : 0);
-        for (; i < n; ++i)
-            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter,
-                                          i > 0 ? row_bytes : 0);
+        size_t next = 0;  // as in tiles_of_four_rows
+        for (; i + 2 <= n; i += 2, next = row_bytes)
+            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter, next);
+        for (; i < n; ++i, next = row_bytes)
+            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter, next);
     }
     r += (kRowBlock - 1) * quarter;
     for (; r < r1; ++r)

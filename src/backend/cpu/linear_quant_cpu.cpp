@@ -379,19 +379,14 @@ ActRows<NX> act_rows(const QuantizedActivations& x, int64_t i0, int offset) {
     return a;
 }
 
-// Activation rows [i0, i0 + NX) against group g of w, into y (only the group's real rows are
-// written). The rows of a full tile of 8 come packed when `packed` is given.
-template <QuantFormat F, int NX>
-QWEN3TTS_AVX512_VNNI inline void tile_vnni(const QuantizedActivations& x,
-                                           const PackedTiles<8>* packed, const QuantizedWeights& w,
+// NX activation rows (from i0) against group g of w, into y (only the group's real rows are
+// written).
+template <QuantFormat F, int NX, class Rows>
+QWEN3TTS_AVX512_VNNI inline void tile_vnni(const Rows& rows, const QuantizedWeights& w,
                                            const float* bias, float* y, int64_t g, int64_t i0,
                                            Prefetch prefetch) {
     __m512 acc[NX];
-    bool done = false;
-    if constexpr (NX == 8) {
-        if (packed) group_vnni<F, NX>(w, g, packed->rows(i0), prefetch, acc), done = true;
-    }
-    if (!done) group_vnni<F, NX>(w, g, act_rows<NX>(x, i0, w.code_offset()), prefetch, acc);
+    group_vnni<F, NX>(w, g, rows, prefetch, acc);
     const int64_t r0 = g * kQuantLanes;
     const __mmask16 real = __mmask16((1u << std::min<int64_t>(kQuantLanes, w.rows - r0)) - 1u);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(real, bias + r0) : _mm512_setzero_ps();
@@ -410,6 +405,7 @@ QWEN3TTS_AVX512_VNNI void groups_vnni(const QuantizedActivations& x, const Packe
                                       int64_t g0, int64_t g1) {
     const int64_t n = x.rows, tiles = n / 8 + n % 8 / 4 + n % 4 / 2 + n % 2;
     const int64_t lines = w.group_code_bytes() / 64;
+    const int offset = dot_offset(true, w);
     for (int64_t g = g0; g < g1; ++g) {
         const uint8_t* next =
             g + 1 < w.groups() ? w.codes.data() + (g + 1) * w.group_code_bytes() : nullptr;
@@ -421,10 +417,17 @@ QWEN3TTS_AVX512_VNNI void groups_vnni(const QuantizedActivations& x, const Packe
             return Prefetch{next + l0 * 64, l1 - l0};
         };
         int64_t i = 0;
-        for (; i + 8 <= n; i += 8) tile_vnni<F, 8>(x, packed, w, bias, y, g, i, share());
-        if (i + 4 <= n) tile_vnni<F, 4>(x, packed, w, bias, y, g, i, share()), i += 4;
-        if (i + 2 <= n) tile_vnni<F, 2>(x, packed, w, bias, y, g, i, share()), i += 2;
-        if (i < n) tile_vnni<F, 1>(x, packed, w, bias, y, g, i, share());
+        for (; i + 8 <= n; i += 8) {
+            if (packed)
+                tile_vnni<F, 8>(packed->rows(i), w, bias, y, g, i, share());
+            else
+                tile_vnni<F, 8>(act_rows<8>(x, i, offset), w, bias, y, g, i, share());
+        }
+        if (i + 4 <= n)
+            tile_vnni<F, 4>(act_rows<4>(x, i, offset), w, bias, y, g, i, share()), i += 4;
+        if (i + 2 <= n)
+            tile_vnni<F, 2>(act_rows<2>(x, i, offset), w, bias, y, g, i, share()), i += 2;
+        if (i < n) tile_vnni<F, 1>(act_rows<1>(x, i, offset), w, bias, y, g, i, share());
     }
 }
 
