@@ -146,8 +146,9 @@ QWEN3TTS_AVX512_VNNI inline void group_vnni(const QuantizedWeights& w, int64_t g
 #pragma GCC unroll 8
     for (int r = 0; r < NX; ++r) acc[r] = _mm512_setzero_ps();
     // Lines are spread evenly over the blocks: line l is asked for in block
-    // floor(l · blocks / lines), counted with a running remainder (a division per block cost
-    // as much as the block's arithmetic).
+    // floor(l · blocks / lines), counted with a running remainder rather than a 64-bit division
+    // per block (that alone, one thread, 1.7B talker q8 with the prefetch then on at one row:
+    // 1.50-1.78x -> 1.35-1.38x the floor).
     const uint8_t* fetch = prefetch.from;
     int64_t due = 0;
     for (int64_t b = 0; b < blocks; ++b, codes += w.group_block_bytes()) {
