@@ -427,11 +427,12 @@ QWEN3TTS_AVX512_VNNI void groups_vnni(const QuantizedActivations& x, const Packe
     const int64_t lines = w.group_code_bytes() / 64;
     const int offset = dot_offset(true, w);
     for (int64_t g = g0; g < g1; ++g) {
-        const uint8_t* next =
-            g + 1 < w.groups() ? w.codes.data() + (g + 1) * w.group_code_bytes() : nullptr;
+        const uint8_t* next = n > 1 && g + 1 < w.groups()  // the group to prefetch, if any
+                                  ? w.codes.data() + (g + 1) * w.group_code_bytes()
+                                  : nullptr;
         int64_t tile = 0;
         auto share = [&] {  // this tile's part of the next group
-            if (!next || n == 1) return Prefetch{};
+            if (!next) return Prefetch{};
             const int64_t l0 = lines * tile / tiles, l1 = lines * (tile + 1) / tiles;
             ++tile;
             return Prefetch{next + l0 * 64, l1 - l0};
