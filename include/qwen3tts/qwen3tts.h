@@ -201,10 +201,11 @@ typedef struct qwen3tts_options {
     int max_frames;              /* 0 = model default */
     int has_seed;                /* 0: a random seed, reported in qwen3tts_report.seed */
     uint64_t seed;
-    const char* codec_decode; /* NULL = "streaming", or "official-chunked" */
-    int segment_chars;        /* > 0: long text spoken in segments of at most this many characters,
-                               * cut at sentence ends (SynthesisOptions::segment_chars); 0 = one
-                               * generation. Incremental text is cut as it arrives. */
+    const char* codec_decode;  /* NULL = "streaming", or "official-chunked" */
+    int segment_chars;         /* > 0: long text spoken in segments of at most this many characters,
+                                * cut at sentence ends (SynthesisOptions::segment_chars); 0 = one
+                                * generation. Incremental text is cut as it arrives. */
+    const char* codec_overlap; /* NULL = "auto", "on" or "off" (SynthesisOptions::codec_overlap) */
 } qwen3tts_options;
 
 /* Writes struct_size and the defaults of the model's generation_config.json into the first

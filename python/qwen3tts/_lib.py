@@ -85,6 +85,7 @@ class Options(ctypes.Structure):
         ("seed", ctypes.c_uint64),
         ("codec_decode", ctypes.c_char_p),
         ("segment_chars", ctypes.c_int),
+        ("codec_overlap", ctypes.c_char_p),
     ]
 
 

@@ -20,7 +20,7 @@ from .stream import AudioStream
 from .voice import Voice
 
 # Generation keyword arguments of the official generate_* methods, and ours (seed, codec_decode,
-# segment_chars).
+# segment_chars, codec_overlap).
 _GENERATION_KEYS = (
     "do_sample",
     "top_k",
@@ -35,6 +35,7 @@ _GENERATION_KEYS = (
     "seed",
     "codec_decode",
     "segment_chars",
+    "codec_overlap",
 )
 # from_pretrained keywords of the official loader (forwarded there to transformers) that mean
 # nothing here: accepted with a warning, so that calling code runs unchanged.
@@ -545,6 +546,8 @@ class Qwen3TTSModel(Closable):
             o.codec_decode = _lib.encode(k["codec_decode"])
         if "segment_chars" in k:
             o.segment_chars = int(k["segment_chars"])
+        if "codec_overlap" in k:
+            o.codec_overlap = _lib.encode(k["codec_overlap"])
         return o
 
     def _generate(self, reqs, non_streaming_mode, kwargs):

@@ -67,6 +67,10 @@ class CustomVoiceTest(unittest.TestCase):
         np.testing.assert_array_equal(wavs[0], cli)
         whole, _ = self.model.generate_custom_voice(text, "ryan", max_new_tokens=7, seed=5)
         self.assertFalse(np.array_equal(whole[0], wavs[0]))
+        beside, _ = self.model.generate_custom_voice(
+            text, "ryan", max_new_tokens=7, seed=5, segment_chars=30, codec_overlap="on"
+        )
+        np.testing.assert_array_equal(beside[0], wavs[0])
 
     def test_repetition_penalty_equals_the_cli(self):
         # The tiny model repeats codes only after a few dozen frames, hence 40 of them.

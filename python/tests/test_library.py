@@ -31,6 +31,7 @@ class LibraryTest(unittest.TestCase):
         self.assertEqual((o.max_frames, o.has_seed, o.seed), (0, 0, 0))
         self.assertIsNone(o.codec_decode)
         self.assertEqual(o.segment_chars, 0)
+        self.assertIsNone(o.codec_overlap)
         c = _lib.CloneOptions()
         _lib.lib().qwen3tts_clone_options_init(ctypes.byref(c), ctypes.sizeof(c))
         self.assertEqual((c.x_vector_only, c.max_seconds), (0, 60.0))

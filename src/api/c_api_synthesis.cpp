@@ -18,7 +18,8 @@ void transfer_options(const void* from, void* to, size_t size) {
     using O = qwen3tts_options;
     qwen3tts::capi::copy_fields(from, to, size, &O::language, &O::speaker, &O::instruct, &O::voice,
                                 &O::text_layout, &O::talker, &O::predictor, &O::max_frames,
-                                &O::has_seed, &O::seed, &O::codec_decode, &O::segment_chars);
+                                &O::has_seed, &O::seed, &O::codec_decode, &O::segment_chars,
+                                &O::codec_overlap);
 }
 
 void transfer_report(const void* from, void* to, size_t size) {
@@ -99,8 +100,10 @@ qwen3tts::SynthesisOptions to_options(const qwen3tts::Model& model,
     if (c.has_seed) o.seed = c.seed;
     if (c.codec_decode) o.codec_decode = c.codec_decode;
     o.segment_chars = c.segment_chars;
+    if (c.codec_overlap) o.codec_overlap = c.codec_overlap;
     // Checked here too, so that generate_codes refuses a bad value as speak does.
     qwen3tts::parse_codec_decode(o.codec_decode);
+    qwen3tts::parse_codec_overlap(o.codec_overlap);
     return o;
 }
 

@@ -25,6 +25,13 @@ inline CodecDecodeMode parse_codec_decode(const std::string& s) {
                 "unknown codec decode mode '" + s + "' (streaming or official-chunked)");
 }
 
+inline CodecOverlap parse_codec_overlap(const std::string& s) {
+    if (s == "auto" || s.empty()) return CodecOverlap::adaptive;
+    if (s == "on") return CodecOverlap::on;
+    if (s == "off") return CodecOverlap::off;
+    throw Error(ErrorCode::invalid_argument, "unknown codec overlap '" + s + "' (auto, on or off)");
+}
+
 // A q4 component's output heads are q8: docs/quantization.md measured no loss from it there
 // (at q8 a small one, so q8 components keep theirs as stored).
 inline QuantPlan with_heads(QuantPlan plan) {

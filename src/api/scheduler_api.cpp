@@ -88,6 +88,8 @@ SpeechRequest Scheduler::Impl::submit(const std::string& text, const SynthesisOp
                     "codec decode '" + options.codec_decode +
                         "' is not available with the Scheduler (it decodes as frames come: "
                         "use \"streaming\", or a Synthesizer)");
+    // Checked, not used: the Scheduler decodes its requests' packets together between steps.
+    parse_codec_overlap(options.codec_overlap);
     JobSpec spec;
     // Incremental text in segments is cut as it arrives, on the scheduler's thread.
     const std::vector<std::string> segments =

@@ -97,6 +97,7 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
                                       SpeechReport* report) {
     const BusyGuard busy(Impl::busy_flag(impl_));
     const CodecDecodeMode mode = parse_codec_decode(options.codec_decode);
+    const CodecOverlap overlap = parse_codec_overlap(options.codec_overlap);
     const std::vector<std::string> segments = spoken_segments(text, options);
     const GenerationParams params = generation_params(*impl_->model, options);
     // Segment 0's prompt first: its errors (speaker, language, voice) come before the codec
@@ -122,8 +123,8 @@ std::vector<float> Synthesizer::speak(const std::string& text, const SynthesisOp
             all.insert(all.end(), s, s + n);
             return true;
         };
-    const SpeechStats st =
-        synthesize_speech(impl_->session, codec, source, Impl::voice_of(options), mode, sink);
+    const SpeechStats st = synthesize_speech(impl_->session, codec, source, Impl::voice_of(options),
+                                             mode, sink, overlap);
     if (report) {
         report->generation = generation_report(st.generation, params.seed);
         report->codec_ms = st.codec_ms;

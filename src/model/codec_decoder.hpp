@@ -139,6 +139,9 @@ class CodecStream {
                              const int64_t* n_frames, float* const* out, int n_streams);
 
     void reset();  // back to the start of a stream
+    // The threads and kernels of later decodes (the audio does not depend on the threads).
+    const backend::ExecContext& exec() const { return ctx_; }
+    void set_exec(const backend::ExecContext& ctx) { ctx_ = ctx; }
     int64_t frames_done() const { return pos_; }
     // How many frames a caller feeding frames as they are generated should collect before its
     // next decode_frames(): 1 at the start (the first audio waits for one frame only, not for

@@ -28,6 +28,9 @@ class Session {
     const TtsModel& model() const { return *model_; }
     const backend::ExecContext& exec() const { return exec_; }
     ThreadPool* pool() const { return pool_.get(); }
+    // Later steps on the calling thread alone (true) or on all the session's threads (false);
+    // may be called from a hook of generate(). The frames do not depend on it.
+    void set_single_threaded(bool one) { exec_.pool = one ? nullptr : pool_.get(); }
     // The last request's KV caches and codec stream, kept for the next one.
     RequestMemoryPool& memory() { return *memory_; }
 

@@ -1,6 +1,8 @@
 #include "runtime/speech.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -30,7 +32,8 @@ std::vector<float> decode_codes(const CodecDecoder& codec, const backend::ExecCo
 // ref: qwen3_tts_model.py, Qwen3TTSModel.generate_* (generate, then speech_tokenizer.decode)
 SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
                               const SegmentSource& segments, const VoiceClonePrompt* voice,
-                              CodecDecodeMode mode, const AudioCallback& on_audio) {
+                              CodecDecodeMode mode, const AudioCallback& on_audio,
+                              CodecOverlap overlap) {
     using clock = std::chrono::steady_clock;
     const auto t_start = clock::now();
     SpeechStats st;
@@ -67,14 +70,22 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
     }
 
     FrameAudio audio(codec, session.memory(), voice, on_audio);
+    // The session goes back to all its threads however this ends.
+    struct AllThreads {
+        Session& session;
+        ~AllThreads() { session.set_single_threaded(false); }
+    } all_threads{session};
+    audio.set_overlap(overlap, [&](bool one) { session.set_single_threaded(one); });
     GenerationHooks hooks;
     hooks.on_frame = [&](int64_t, const int32_t* codes) { return audio.add_frame(codes); };
     while (audio.keep_going() && segments(segment)) {
         GenerationStats g;
         session.generate(segment.prompt, segment.params, hooks, &g);
         st.generation += g;
+        // The segment's last frames decoded, and the next segment's prefill (bound by
+        // arithmetic) on all threads, whichever way its packets were decoded.
+        audio.flush();
     }
-    audio.flush();
     st.codec_ms = audio.codec_ms();
     st.samples = audio.samples();
     if (audio.samples() > 0) st.first_audio_ms = ms_between(t_start, audio.first_audio());
@@ -85,14 +96,15 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
 
 SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const Prompt& prompt,
                               const GenerationParams& params, const VoiceClonePrompt* voice,
-                              CodecDecodeMode mode, const AudioCallback& on_audio) {
+                              CodecDecodeMode mode, const AudioCallback& on_audio,
+                              CodecOverlap overlap) {
     bool given = false;
     const SegmentSource one = [&](SpeechSegment& next) {
         if (given) return false;
         next = SpeechSegment{prompt, params};
         return given = true;
     };
-    return synthesize_speech(session, codec, one, voice, mode, on_audio);
+    return synthesize_speech(session, codec, one, voice, mode, on_audio, overlap);
 }
 
 FrameAudio::FrameAudio(const CodecDecoder& codec, RequestMemoryPool& memory,
@@ -101,7 +113,14 @@ FrameAudio::FrameAudio(const CodecDecoder& codec, RequestMemoryPool& memory,
                  std::move(on_audio)) {}
 
 void FrameAudio::release_memory(RequestMemoryPool& memory) {
+    worker_.reset();
+    stream_->set_exec(stream_exec_);
     memory.keep_codec_stream(std::move(stream_));
+}
+
+void FrameAudio::set_overlap(CodecOverlap mode, std::function<void(bool)> single_threaded) {
+    choice_ = OverlapChoice(mode);
+    single_threaded_ = std::move(single_threaded);
 }
 
 FrameAudio::FrameAudio(const CodecDecoder& codec, std::unique_ptr<CodecStream> stream,
@@ -111,7 +130,8 @@ FrameAudio::FrameAudio(const CodecDecoder& codec, std::unique_ptr<CodecStream> s
       n_cb_(codec.n_codebook()),
       spf_(codec.samples_per_frame()),
       pending_(size_t(kMaxPendingFrames * n_cb_)),
-      audio_(size_t(kMaxPendingFrames * spf_)) {
+      audio_(size_t(kMaxPendingFrames * spf_)),
+      stream_exec_(stream_->exec()) {
     if (voice && voice->in_context()) {
         // Prime the decoder's carried state with the reference frames; their audio is dropped.
         const int64_t ref_frames = int64_t(voice->ref_codes.size()) / n_cb_;
@@ -124,7 +144,47 @@ FrameAudio::FrameAudio(const CodecDecoder& codec, std::unique_ptr<CodecStream> s
 
 bool FrameAudio::add_frame(const int32_t* codes) {
     push_frame(codes);
-    return packet_due() ? flush() : keep_going_;
+    if (!packet_due()) return keep_going_;
+    if (n_decoded_ == 0) return flush();  // the first audio: here, at once
+    decode_packet(choice_.at_boundary(std::chrono::steady_clock::now(), n_pending_));
+    return keep_going_;
+}
+
+void FrameAudio::decode_packet(bool beside) {
+    if (beside != beside_) switch_overlap(beside);
+    if (!beside_) {
+        flush();
+        return;
+    }
+    finish_flight();
+    if (!keep_going_) {
+        n_pending_ = 0;
+        return;
+    }
+    if (flight_codes_.size() < pending_.size()) {
+        flight_codes_.resize(pending_.size());
+        flight_audio_.resize(audio_.size());
+    }
+    std::swap(pending_, flight_codes_);
+    flight_frames_ = std::exchange(n_pending_, 0);
+    worker_->start(*stream_, flight_codes_.data(), flight_frames_, flight_audio_.data());
+}
+
+void FrameAudio::finish_flight() {
+    if (!worker_ || !worker_->busy()) return;
+    const double ms = worker_->wait();
+    deliver(flight_audio_.data(), std::exchange(flight_frames_, 0),
+            std::chrono::steady_clock::now(), ms);
+}
+
+void FrameAudio::switch_overlap(bool beside) {
+    if (!beside) finish_flight();
+    backend::ExecContext one = stream_exec_;
+    one.pool = nullptr;
+    stream_->set_exec(beside ? one : stream_exec_);
+    if (single_threaded_) single_threaded_(beside);
+    if (beside && !worker_) worker_ = std::make_unique<CodecWorker>();
+    beside_ = beside;
 }
 
 void FrameAudio::push_frame(const int32_t* codes) {
@@ -138,12 +198,13 @@ bool FrameAudio::packet_due() const {
 }
 
 bool FrameAudio::flush() {
+    if (beside_) switch_overlap(false);
     if (n_pending_ == 0) return keep_going_;
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     stream_->decode_frames(pending_.data(), n_pending_, audio_.data());
     const auto t1 = clock::now();
-    deliver(t1, ms_between(t0, t1));
+    deliver(audio_.data(), std::exchange(n_pending_, 0), t1, ms_between(t0, t1));
     return keep_going_;
 }
 
@@ -172,21 +233,23 @@ void FrameAudio::flush_batch(FrameAudio* const* audio, int n, std::exception_ptr
     for (int i = 0; i < n; ++i) {
         if (audio[i]->n_pending_ == 0) continue;
         try {
-            audio[i]->deliver(t1, ms * double(audio[i]->n_pending_) / double(total));
+            FrameAudio& a = *audio[i];
+            const int64_t done = std::exchange(a.n_pending_, 0);
+            a.deliver(a.audio_.data(), done, t1, ms * double(done) / double(total));
         } catch (...) {
             errors[i] = std::current_exception();
         }
     }
 }
 
-void FrameAudio::deliver(std::chrono::steady_clock::time_point decoded, double codec_ms) {
+void FrameAudio::deliver(const float* audio, int64_t frames,
+                         std::chrono::steady_clock::time_point decoded, double codec_ms) {
     codec_ms_ += codec_ms;
     if (n_decoded_ == 0) first_audio_ = decoded;
-    const size_t n = size_t(n_pending_ * spf_);
+    const size_t n = size_t(frames * spf_);
     samples_ += int64_t(n);
-    n_decoded_ += n_pending_;
-    n_pending_ = 0;
-    if (on_audio_ && keep_going_) keep_going_ = on_audio_(audio_.data(), n);
+    n_decoded_ += frames;
+    if (on_audio_ && keep_going_) keep_going_ = on_audio_(audio, n);
 }
 
 }  // namespace qwen3tts

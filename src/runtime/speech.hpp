@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "model/codec_decoder.hpp"
+#include "runtime/codec_overlap.hpp"
+#include "runtime/codec_worker.hpp"
 #include "runtime/request_memory.hpp"
 #include "runtime/session.hpp"
 
@@ -62,8 +64,13 @@ class FrameAudio {
     bool packet_due() const;
     int64_t pending_frames() const { return n_pending_; }
     bool audio_started() const { return n_decoded_ > 0; }
-    // Decodes the frames still held back (at the end of the request).
+    // Decodes the frames still held back and waits for a packet decoding beside the generation
+    // (at the end of the request).
     bool flush();
+    // Packets after the first audio decoded beside the generation as `mode` says (add_frame
+    // only); `single_threaded(true)` puts the generation on its calling thread alone, (false)
+    // back on all its threads. The codec stream is back on its own threads after flush().
+    void set_overlap(CodecOverlap mode, std::function<void(bool)> single_threaded);
     // flush() for several requests of one codec and context at once, each codec layer run
     // once for all (CodecStream::decode_batch; each request's audio is what its own flush()
     // gives). The batch's codec time is shared among them by frames. Bad codes throw before
@@ -79,8 +86,15 @@ class FrameAudio {
   private:
     FrameAudio(const CodecDecoder& codec, std::unique_ptr<CodecStream> stream,
                const VoiceClonePrompt* voice, AudioCallback on_audio);
-    // Hands the decoded packet to the callback.
-    void deliver(std::chrono::steady_clock::time_point decoded, double codec_ms);
+    // Hands `frames` decoded frames' audio to the callback.
+    void deliver(const float* audio, int64_t frames, std::chrono::steady_clock::time_point decoded,
+                 double codec_ms);
+    // The pending frames as one packet, decoded here or handed to the worker.
+    void decode_packet(bool beside);
+    // Waits for the packet on the worker, if any, and delivers it.
+    void finish_flight();
+    // Decoding beside the generation (true) or between its frames (false) from now on.
+    void switch_overlap(bool beside);
 
     std::unique_ptr<CodecStream> stream_;
     AudioCallback on_audio_;
@@ -90,6 +104,16 @@ class FrameAudio {
     double codec_ms_ = 0;
     std::chrono::steady_clock::time_point first_audio_{};
     bool keep_going_ = true;
+
+    // Overlap: the packet on the worker (its codes and audio), the stream's own threads.
+    OverlapChoice choice_{CodecOverlap::off};
+    std::function<void(bool)> single_threaded_;
+    backend::ExecContext stream_exec_;
+    bool beside_ = false;
+    std::vector<int64_t> flight_codes_;
+    std::vector<float> flight_audio_;
+    int64_t flight_frames_ = 0;
+    std::unique_ptr<CodecWorker> worker_;  // last: ends before the buffers and stream it uses
 };
 
 // One generation of a call: a prompt and its parameters.
@@ -102,17 +126,21 @@ struct SpeechSegment {
 using SegmentSource = std::function<bool(SpeechSegment& next)>;
 
 // Generates speech for the segments, one after the other, their frames in one codec stream
-// (the audio of one segment runs on into the next). For in-context voice cloning the decoder
-// is first primed with the reference codes (their audio is not emitted), as the official code
-// decodes reference + generated frames together and cuts the reference part off. The stats
-// add up the segments' (stopped_at_eos: the last one's).
+// (the audio of one segment runs on into the next; a segment's last frames are decoded when it
+// ends). For in-context voice cloning the decoder is first primed with the reference codes
+// (their audio is not emitted), as the official code decodes reference + generated frames
+// together and cuts the reference part off. The stats add up the segments' (stopped_at_eos:
+// the last one's). In streaming mode the packets after the first audio are decoded beside the
+// generation as `overlap` says.
 SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
                               const SegmentSource& segments, const VoiceClonePrompt* voice,
-                              CodecDecodeMode mode, const AudioCallback& on_audio);
+                              CodecDecodeMode mode, const AudioCallback& on_audio,
+                              CodecOverlap overlap = CodecOverlap::adaptive);
 // The same for one prompt.
 SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec, const Prompt& prompt,
                               const GenerationParams& params, const VoiceClonePrompt* voice,
-                              CodecDecodeMode mode, const AudioCallback& on_audio);
+                              CodecDecodeMode mode, const AudioCallback& on_audio,
+                              CodecOverlap overlap = CodecOverlap::adaptive);
 
 // Codes [n_frames, 16] → audio.
 std::vector<float> decode_codes(const CodecDecoder& codec, const backend::ExecContext& ctx,

@@ -323,7 +323,8 @@ TEST(CApiSynthesis, SpeakStreamCancelAfterTwoChunks) {
 }
 
 // The codes of generate_codes decoded by qwen3tts_model_decode are the audio of speak (with the
-// same seed), in both codec decode modes.
+// same seed), in both codec decode modes (streaming also with its packets decoded beside the
+// generation).
 TEST(CApiSynthesis, DecodeOfGeneratedCodesEqualsSpeak) {
     const auto model = load_model("tiny-custom_voice");
     const auto synth = new_synth(model.get());
@@ -335,6 +336,10 @@ TEST(CApiSynthesis, DecodeOfGeneratedCodesEqualsSpeak) {
         qwen3tts_options o = r.c;
         o.codec_decode = mode;
         const auto wav = c_speak(synth.get(), kText, &o);
+        if (mode == std::string("streaming")) {  // the same audio decoded beside the generation
+            o.codec_overlap = "on";
+            EXPECT_EQ(c_speak(synth.get(), kText, &o), wav);
+        }
         float* decoded = nullptr;
         size_t n = 0;
         ASSERT_EQ(qwen3tts_model_decode(model.get(), codes.data(), codes.size() / 16, mode, 2,
@@ -376,6 +381,9 @@ TEST(CApiSynthesis, OptionErrorsAreCodesWithTheCppMessages) {
     o = r.c;
     o.codec_decode = "bogus";
     has(error_of(o), "unknown codec decode mode 'bogus' (streaming or official-chunked)");
+    o = r.c;
+    o.codec_overlap = "sometimes";
+    has(error_of(o), "unknown codec overlap 'sometimes' (auto, on or off)");
     o = r.c;
     o.talker.temperature = 0;
     has(error_of(o), "temperature must be > 0");

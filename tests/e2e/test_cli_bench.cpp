@@ -58,7 +58,8 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
     EXPECT_GT(before, 0);
     EXPECT_GT(after, 0);
     EXPECT_EQ(j["read_gb_per_s"].get<double>(), std::max(before, after));
-    EXPECT_EQ(j.size(), 22u) << j.dump();
+    EXPECT_EQ(j.size(), 23u) << j.dump();
+    EXPECT_EQ(j["codec_overlap"], "auto");
     EXPECT_EQ(j["frames"], 7);
     EXPECT_EQ(j["quant"], "bf16");
     EXPECT_EQ(j["codec_conv"], "direct");
@@ -73,7 +74,8 @@ TEST(CliBench, JsonWithoutCodecHasNullPipelineFields) {
     const Split r = bench("--frames 3 --no-codec --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    for (const char* f : {"codec_load_ms", "codec_ms_per_audio_s", "first_audio_ms", "rtf"})
+    for (const char* f :
+         {"codec_load_ms", "codec_ms_per_audio_s", "codec_overlap", "first_audio_ms", "rtf"})
         EXPECT_TRUE(j.contains(f) && j[f].is_null()) << f;
 }
 

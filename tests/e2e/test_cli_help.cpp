@@ -71,8 +71,8 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
         return extra;
     };
     return std::map<std::string, std::vector<std::string>>{
-        {"speak",
-         with({"min-frames", "codec-conv", "out", "format", "codec-decode", "stream", "quiet"})},
+        {"speak", with({"min-frames", "codec-conv", "out", "format", "codec-decode",
+                        "codec-overlap", "stream", "quiet"})},
         {"codes", with({"min-frames", "out", "quiet"})},
         {"decode", {"model", "codec-conv", "codes", "out", "format", "codec-decode", "threads"}},
         {"voice",
@@ -80,7 +80,7 @@ const std::map<std::string, std::vector<std::string>> kOptions = [] {
           "quiet"}},
         {"encode", {"model", "audio", "max-seconds", "threads", "out", "quiet"}},
         {"info", {"model", "pretokenizer"}},
-        {"bench", with({"codec-conv", "frames", "runs", "no-codec", "json"})},
+        {"bench", with({"codec-conv", "codec-overlap", "frames", "runs", "no-codec", "json"})},
         {"pull", {"include", "quiet"}},
         {"list", {}},
         {"serve",

@@ -1,7 +1,9 @@
 // Text to waveform end to end against the official pipeline's output (`<case>__wav`, greedy):
 // same length and max |diff| ≤ 3e-5, for every generation case, with the default exact
-// streaming codec decode and with the official chunked decode. Base cases use the reference
-// x-vector and codes of the data (the speaker and codec encoders are tested on their own).
+// streaming codec decode, with its packets decoded beside the generation (CodecOverlap::on:
+// the very same samples as decoded between frames) and with the official chunked decode. Base
+// cases use the reference x-vector and codes of the data (the speaker and codec encoders are
+// tested on their own).
 #include <gtest/gtest.h>
 
 #include "golden/golden_cases.hpp"
@@ -12,7 +14,11 @@ namespace {
 
 using namespace golden_cases;
 
-class SpeechGolden : public ::testing::TestWithParam<std::tuple<GoldenCase, CodecDecodeMode>> {};
+// How the audio is decoded: streaming with the default overlap choice, streaming with every
+// packet after the first audio decoded beside the generation, the official chunked decode.
+enum class Decode { streaming, streaming_beside, official_chunked };
+
+class SpeechGolden : public ::testing::TestWithParam<std::tuple<GoldenCase, Decode>> {};
 
 TEST_P(SpeechGolden, WaveformMatchesOfficial) {
     const GoldenCase& c = std::get<0>(GetParam());
@@ -30,13 +36,17 @@ TEST_P(SpeechGolden, WaveformMatchesOfficial) {
     params.talker.do_sample = params.predictor.do_sample = false;
     params.max_new_tokens = int(ref.size() / 1920) + 1;
 
+    const Decode decode = std::get<1>(GetParam());
     std::vector<float> wav;
-    const SpeechStats st =
-        synthesize_speech(session, *codec, p, params, clone ? &voice : nullptr,
-                          std::get<1>(GetParam()), [&](const float* s, size_t n) {
-                              wav.insert(wav.end(), s, s + n);
-                              return true;
-                          });
+    const SpeechStats st = synthesize_speech(
+        session, *codec, p, params, clone ? &voice : nullptr,
+        decode == Decode::official_chunked ? CodecDecodeMode::official_chunked
+                                           : CodecDecodeMode::streaming,
+        [&](const float* s, size_t n) {
+            wav.insert(wav.end(), s, s + n);
+            return true;
+        },
+        decode == Decode::streaming_beside ? CodecOverlap::on : CodecOverlap::adaptive);
     ASSERT_EQ(wav.size(), ref.size());
     EXPECT_EQ(st.samples, int64_t(ref.size()));
     const auto d = testing::compare(wav, ref);
@@ -53,14 +63,46 @@ std::vector<GoldenCase> all_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Cases, SpeechGolden,
                          ::testing::Combine(::testing::ValuesIn(all_cases()),
-                                            ::testing::Values(CodecDecodeMode::streaming,
-                                                              CodecDecodeMode::official_chunked)),
+                                            ::testing::Values(Decode::streaming,
+                                                              Decode::streaming_beside,
+                                                              Decode::official_chunked)),
                          [](const ::testing::TestParamInfo<SpeechGolden::ParamType>& param) {
+                             const Decode d = std::get<1>(param.param);
                              return case_name(std::get<0>(param.param)) +
-                                    (std::get<1>(param.param) == CodecDecodeMode::streaming
-                                         ? "_streaming"
-                                         : "_official_chunked");
+                                    (d == Decode::streaming          ? "_streaming"
+                                     : d == Decode::streaming_beside ? "_streaming_beside"
+                                                                     : "_official_chunked");
                          });
+
+// A callback that stops the request while a packet is decoding beside the generation: it is
+// called no more after it returned false, and the samples reported are those it received.
+TEST(SpeechBeside, StopsAtTheCallbacksWord) {
+    const GoldenCase c = tiny_cases()[0];
+    const auto model = load_model(c.variant);
+    const auto codec = CodecDecoder::load(model->dir() + "/speech_tokenizer");
+    Session session(model, SessionOptions{2, backend::KernelSet::fast});
+    const Prompt p = session.build_prompt(request(c, nullptr));
+    GenerationParams params = GenerationParams::defaults(model->config().generation);
+    params.talker.do_sample = params.predictor.do_sample = false;
+    params.min_new_tokens = params.max_new_tokens = 40;  // no end of speech: 39 frames
+    int calls = 0;
+    size_t received = 0;
+    const SpeechStats st = synthesize_speech(
+        session, *codec, p, params, nullptr, CodecDecodeMode::streaming,
+        [&](const float*, size_t n) {
+            ++calls;
+            received += n;
+            return calls < 3;  // the first frame, the first packet, a second packet
+        },
+        CodecOverlap::on);
+    EXPECT_EQ(calls, 3);
+    EXPECT_EQ(st.samples, int64_t(received));
+    EXPECT_EQ(received, size_t((1 + 2 * FrameAudio::kPacketFrames) * codec->samples_per_frame()));
+    // The generation stopped within a packet or two of the word, not at frame 39.
+    EXPECT_LT(st.generation.frames, 1 + 4 * FrameAudio::kPacketFrames);
+    // And the session is on all its threads again.
+    EXPECT_EQ(session.exec().pool, session.pool());
+}
 
 }  // namespace
 }  // namespace qwen3tts

@@ -68,6 +68,7 @@ int cmd_speak(const Args& args) {
     SynthesisRequest req =
         incremental ? parse_incremental(args, model) : parse_synthesis(args, model);
     req.options.codec_decode = args.get("codec-decode", req.options.codec_decode);
+    req.options.codec_overlap = args.get("codec-overlap", req.options.codec_overlap);
     const bool stream = args.flag("stream");
     if ((stream || incremental) && req.options.codec_decode != "streaming")
         throw Error(ErrorCode::invalid_argument,

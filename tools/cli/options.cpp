@@ -122,6 +122,9 @@ const OptionSpec kFormat{"format", "output", "NAME",
 const OptionSpec kCodecDecode{"codec-decode", "output", "streaming|official-chunked",
                               "streaming: exact, audio per frame; official-chunked: Python parity",
                               "streaming"};
+const OptionSpec kCodecOverlap{"codec-overlap", "output", "auto|on|off",
+                               "codec beside the generation, one thread each (auto: where faster)",
+                               "auto"};
 const OptionSpec kStream{"stream", "output", "",
                          "flush audio as each frame is decoded (play while generating)", "off"};
 const OptionSpec kQuiet{
@@ -246,8 +249,8 @@ const OptionSpec kHelp{"help", "general", "", "show this help and exit", "", fal
 const std::vector<CommandSpec>& commands() {
     static const std::vector<CommandSpec> all = {
         {"speak", "text -> speech (wav, flac, ogg/opus, mp3, pcm, npy)", "", false,
-         synthesis({&kCodecConv, &kIncremental, &kOutAudio, &kFormat, &kCodecDecode, &kStream,
-                    &kQuiet, &kBatch, &kOutDir, &kMaxBatch},
+         synthesis({&kCodecConv, &kIncremental, &kOutAudio, &kFormat, &kCodecDecode, &kCodecOverlap,
+                    &kStream, &kQuiet, &kBatch, &kOutDir, &kMaxBatch},
                    false),
          cmd_speak, kSynthesisNotes + kBatchNotes},
         {"codes", "text -> codec frames (.npy, int64 [frames, 16])", "", false,
@@ -279,7 +282,9 @@ const std::vector<CommandSpec>& commands() {
          {&kModel, &kPretokenizer},
          cmd_info},
         {"bench", "measure load, prefill and per-frame time", "", false,
-         synthesis({&kCodecConv, &kFrames, &kRuns, &kNoCodec, &kStreams, &kJson}, true), cmd_bench},
+         synthesis({&kCodecConv, &kCodecOverlap, &kFrames, &kRuns, &kNoCodec, &kStreams, &kJson},
+                   true),
+         cmd_bench},
         {"pull",
          "download a model from the Hugging Face hub into the cache",
          "Org/Name[@revision]",
