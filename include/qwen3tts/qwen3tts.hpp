@@ -158,7 +158,7 @@ struct SynthesisOptions {
     // Streaming decode of one request (speak, not a Scheduler, which decodes its requests'
     // packets together): "auto" (default) decodes the packets after the first audio beside the
     // generation (the generation on one thread, the codec on another) when that measures faster
-    // on this request, which it does where the generation waits on memory (quantized weights,
+    // here, which it does where the generation waits on memory (quantized weights,
     // larger models; docs/benchmarks.md); "on" always, "off" never. The audio is the same.
     std::string codec_overlap = "auto";
 };

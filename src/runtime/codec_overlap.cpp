@@ -5,7 +5,6 @@
 namespace qwen3tts {
 
 bool OverlapChoice::at_boundary(std::chrono::steady_clock::time_point now, int64_t frames) {
-    if (mode_ != CodecOverlap::adaptive) return mode_ == CodecOverlap::on;
     if (last_ != std::chrono::steady_clock::time_point{}) {
         if (skip_ > 0) {
             --skip_;

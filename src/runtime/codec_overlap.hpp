@@ -1,5 +1,5 @@
 // Whether one request's codec packets are decoded beside its generation or between its frames,
-// and, when that is left to measurement, which way is faster on this request now.
+// and, when that is left to measurement, which way is faster now.
 #pragma once
 
 #include <chrono>
@@ -13,17 +13,19 @@ namespace qwen3tts {
 enum class CodecOverlap {
     off,       // each packet decoded between frames, generation and codec on all the threads
     on,        // beside, from the first packet after the first audio
-    adaptive,  // the way that measures faster on this request (wall time per frame), each way
+    adaptive,  // the way that measures faster (OverlapChoice: wall time per frame), each way
                // measured again after a while (the machine's memory bandwidth drifts)
 };
 
-// Which way a request's next packet is decoded (CodecOverlap::adaptive): each way is timed over
-// two packets (the first after a switch not counted: it carries the other way's tail), the
-// faster one kept for 8 packets, 16, 32 ... up to 64 while it stays the faster, then both are
-// timed again.
+// Which way the next packet is decoded under CodecOverlap::adaptive: each way is timed over two
+// packets (the first after a switch not counted: it carries the other way's tail), the faster
+// one kept for 8 packets, 16, 32 ... up to 64 while it stays the faster, then both are timed
+// again. A Session keeps one for all its requests, so that what one request measured serves
+// the next: a sentence is 10-20 packets, about what timing both ways takes.
 class OverlapChoice {
   public:
-    explicit OverlapChoice(CodecOverlap mode) : mode_(mode) {}
+    // A request begins: the time since the previous request's last packet is not counted.
+    void new_request() { last_ = {}; }
     // At a packet boundary after the first audio, with the frames generated since the previous
     // one; returns whether the packet due now is decoded beside the generation.
     bool at_boundary(std::chrono::steady_clock::time_point now, int64_t frames);
@@ -31,7 +33,6 @@ class OverlapChoice {
   private:
     void start_timing(bool overlap, int skip);
 
-    CodecOverlap mode_;
     bool overlap_ = false;  // the way of the packets now
     bool trying_ = true;    // timing the ways (else keeping the faster)
     int skip_ = 0, counted_ = 0, keep_left_ = 0, keep_len_ = 8;

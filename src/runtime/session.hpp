@@ -10,6 +10,7 @@
 #include "backend/ops.hpp"
 #include "model/prompt.hpp"
 #include "model/tts_model.hpp"
+#include "runtime/codec_overlap.hpp"
 #include "runtime/frame_step.hpp"
 #include "runtime/stream_state.hpp"
 
@@ -33,6 +34,8 @@ class Session {
     void set_single_threaded(bool one) { exec_.pool = one ? nullptr : pool_.get(); }
     // The last request's KV caches and codec stream, kept for the next one.
     RequestMemoryPool& memory() { return *memory_; }
+    // Which way its requests' codec packets are decoded under CodecOverlap::adaptive.
+    OverlapChoice& overlap_choice() { return overlap_choice_; }
 
     Prompt build_prompt(const PromptRequest& request) const;
 
@@ -48,6 +51,7 @@ class Session {
     backend::ExecContext exec_;
     StepScratch scratch_;
     std::unique_ptr<RequestMemoryPool> memory_;
+    OverlapChoice overlap_choice_;
 };
 
 }  // namespace qwen3tts

@@ -75,7 +75,8 @@ SpeechStats synthesize_speech(Session& session, const CodecDecoder& codec,
         Session& session;
         ~AllThreads() { session.set_single_threaded(false); }
     } all_threads{session};
-    audio.set_overlap(overlap, [&](bool one) { session.set_single_threaded(one); });
+    audio.set_overlap(overlap, session.overlap_choice(),
+                      [&](bool one) { session.set_single_threaded(one); });
     GenerationHooks hooks;
     hooks.on_frame = [&](int64_t, const int32_t* codes) { return audio.add_frame(codes); };
     while (audio.keep_going() && segments(segment)) {
@@ -118,8 +119,11 @@ void FrameAudio::release_memory(RequestMemoryPool& memory) {
     memory.keep_codec_stream(std::move(stream_));
 }
 
-void FrameAudio::set_overlap(CodecOverlap mode, std::function<void(bool)> single_threaded) {
-    choice_ = OverlapChoice(mode);
+void FrameAudio::set_overlap(CodecOverlap mode, OverlapChoice& choice,
+                             std::function<void(bool)> single_threaded) {
+    overlap_ = mode;
+    choice_ = &choice;
+    choice.new_request();
     single_threaded_ = std::move(single_threaded);
 }
 
@@ -146,7 +150,9 @@ bool FrameAudio::add_frame(const int32_t* codes) {
     push_frame(codes);
     if (!packet_due()) return keep_going_;
     if (n_decoded_ == 0) return flush();  // the first audio: here, at once
-    decode_packet(choice_.at_boundary(std::chrono::steady_clock::now(), n_pending_));
+    decode_packet(overlap_ == CodecOverlap::adaptive
+                      ? choice_->at_boundary(std::chrono::steady_clock::now(), n_pending_)
+                      : overlap_ == CodecOverlap::on);
     return keep_going_;
 }
 

@@ -68,9 +68,11 @@ class FrameAudio {
     // (at the end of the request).
     bool flush();
     // Packets after the first audio decoded beside the generation as `mode` says (add_frame
-    // only); `single_threaded(true)` puts the generation on its calling thread alone, (false)
-    // back on all its threads. The codec stream is back on its own threads after flush().
-    void set_overlap(CodecOverlap mode, std::function<void(bool)> single_threaded);
+    // only), `choice` deciding under CodecOverlap::adaptive; `single_threaded(true)` puts the
+    // generation on its calling thread alone, (false) back on all its threads. The codec
+    // stream is back on its own threads after flush().
+    void set_overlap(CodecOverlap mode, OverlapChoice& choice,
+                     std::function<void(bool)> single_threaded);
     // flush() for several requests of one codec and context at once, each codec layer run
     // once for all (CodecStream::decode_batch; each request's audio is what its own flush()
     // gives). The batch's codec time is shared among them by frames. Bad codes throw before
@@ -106,7 +108,8 @@ class FrameAudio {
     bool keep_going_ = true;
 
     // Overlap: the packet on the worker (its codes and audio), the stream's own threads.
-    OverlapChoice choice_{CodecOverlap::off};
+    CodecOverlap overlap_ = CodecOverlap::off;
+    OverlapChoice* choice_ = nullptr;
     std::function<void(bool)> single_threaded_;
     backend::ExecContext stream_exec_;
     bool beside_ = false;
