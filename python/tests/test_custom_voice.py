@@ -71,6 +71,8 @@ class CustomVoiceTest(unittest.TestCase):
             text, "ryan", max_new_tokens=7, seed=5, segment_chars=30, codec_overlap="on"
         )
         np.testing.assert_array_equal(beside[0], wavs[0])
+        with self.assertRaisesRegex(qwen3tts.InvalidArgumentError, "unknown codec overlap 'x'"):
+            self.model.generate_custom_voice(text, "ryan", max_new_tokens=7, codec_overlap="x")
 
     def test_repetition_penalty_equals_the_cli(self):
         # The tiny model repeats codes only after a few dozen frames, hence 40 of them.

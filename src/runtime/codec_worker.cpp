@@ -28,7 +28,6 @@ void CodecWorker::start(CodecStream& stream, const int64_t* codes, int64_t frame
         frames_ = frames;
         out_ = out;
         job_ = true;
-        finished_ = false;
         error_ = nullptr;
     }
     in_flight_ = true;
@@ -38,7 +37,7 @@ void CodecWorker::start(CodecStream& stream, const int64_t* codes, int64_t frame
 double CodecWorker::wait() {
     if (!in_flight_) return 0;
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return finished_; });
+    done_.wait(lock, [&] { return !job_; });
     in_flight_ = false;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return ms_;
@@ -64,7 +63,6 @@ void CodecWorker::run() {
         ms_ = ms;
         error_ = error;
         job_ = false;
-        finished_ = true;
         done_.notify_one();
     }
 }

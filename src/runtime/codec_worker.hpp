@@ -37,8 +37,8 @@ class CodecWorker {
     const int64_t* codes_ = nullptr;
     int64_t frames_ = 0;
     float* out_ = nullptr;
-    bool job_ = false, finished_ = false, stop_ = false;
-    bool in_flight_ = false;  // the caller's view: started and not yet waited for
+    bool job_ = false, stop_ = false;  // a packet to decode or decoding; the thread to end
+    bool in_flight_ = false;           // the caller's view: started and not yet waited for
     double ms_ = 0;
     std::exception_ptr error_;
     std::thread thread_;

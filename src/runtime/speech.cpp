@@ -167,10 +167,6 @@ void FrameAudio::decode_packet(bool beside) {
         n_pending_ = 0;
         return;
     }
-    if (flight_codes_.size() < pending_.size()) {
-        flight_codes_.resize(pending_.size());
-        flight_audio_.resize(audio_.size());
-    }
     std::swap(pending_, flight_codes_);
     flight_frames_ = std::exchange(n_pending_, 0);
     worker_->start(*stream_, flight_codes_.data(), flight_frames_, flight_audio_.data());
@@ -189,7 +185,11 @@ void FrameAudio::switch_overlap(bool beside) {
     one.pool = nullptr;
     stream_->set_exec(beside ? one : stream_exec_);
     if (single_threaded_) single_threaded_(beside);
-    if (beside && !worker_) worker_ = std::make_unique<CodecWorker>();
+    if (beside && !worker_) {  // the worker and its packet's buffers, once per request
+        worker_ = std::make_unique<CodecWorker>();
+        flight_codes_.resize(pending_.size());
+        flight_audio_.resize(audio_.size());
+    }
     beside_ = beside;
 }
 

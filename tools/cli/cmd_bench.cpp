@@ -193,7 +193,7 @@ int cmd_bench(const Args& args) {
         // loads on first use (here, before the runs: its load is part of a cold start).
         const double codec_load_ms = load_codec_decoder(model);
         req.options.codec_decode = "streaming";
-        req.options.codec_overlap = args.get("codec-overlap", "auto");
+        req.options.codec_overlap = args.get("codec-overlap", req.options.codec_overlap);
         std::vector<double> codec, first_audio, rtf;
         for (int i = 0; i < r.runs; ++i) {
             SpeechReport rep;
