@@ -225,10 +225,14 @@ typedef struct qwen3tts_report {
     int cancelled;      /* 1: a callback returned non-zero */
     uint64_t seed;      /* the sampling seed used */
     double prefill_ms, talker_ms, predictor_ms;
-    double codec_ms;       /* codec decoding (speak only) */
-    double first_audio_ms; /* time to first audio (speak only) */
-    double total_ms;       /* the whole call */
-    int64_t samples;       /* audio samples produced (speak only) */
+    double codec_ms;          /* codec decoding (speak only) */
+    double first_audio_ms;    /* time to first audio (speak only) */
+    double total_ms;          /* the whole call */
+    int64_t samples;          /* audio samples produced (speak only) */
+    int64_t reused_positions; /* of prompt_positions, those whose keys and values an earlier
+                               * request of the same synthesizer or scheduler had left (its
+                               * prompt began the same way: the same voice, speaker or
+                               * instruction); not run again, the output is the same */
 } qwen3tts_report;
 
 /* Callbacks: return 0 to go on, non-zero to stop (the call then returns QWEN3TTS_OK with what

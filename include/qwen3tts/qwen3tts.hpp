@@ -84,6 +84,11 @@ struct EngineOptions {
     int threads = 0;
     Kernels kernels = Kernels::fast;  // reference = plain fp32 loops (for verification)
     bool oversubscribe = false;
+    // A request whose prompt begins like an earlier one's (the same voice, speaker or
+    // instruction: those come before the text) starts from the keys and values that request
+    // left, and runs only the rest of its prompt: an earlier first audio, the same output bit
+    // for bit. false runs every prompt whole (to measure a cold start).
+    bool reuse_prompts = true;
 };
 
 // A cloned voice for the Base models: the reference speaker's x-vector and, in in-context
@@ -166,6 +171,7 @@ struct SynthesisOptions {
 // Timings of one generation, in milliseconds.
 struct GenerationReport {
     int64_t prompt_positions = 0;
+    int64_t reused_positions = 0;  // of those, taken from an earlier request (EngineOptions)
     int64_t frames = 0;
     bool stopped_at_eos = false;
     uint64_t seed = 0;  // the sampling seed used (to reproduce a run with a random seed)

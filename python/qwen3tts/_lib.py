@@ -104,6 +104,7 @@ class Report(ctypes.Structure):
         ("first_audio_ms", ctypes.c_double),
         ("total_ms", ctypes.c_double),
         ("samples", ctypes.c_int64),
+        ("reused_positions", ctypes.c_int64),
     ]
 
 

@@ -55,6 +55,12 @@ class LibraryTest(unittest.TestCase):
             self.assertEqual(r["samples"], r["frames"] * FRAME)
             self.assertEqual(r["seed"], 11)
             self.assertGreater(r["prompt_positions"], 9)
+            self.assertEqual(r["reused_positions"], 0)
+            # The same request again runs on the first one's keys and values (the last field).
+            again = model.stream_custom_voice(HELLO, "ryan", max_new_tokens=4, seed=11,
+                                              do_sample=False, subtalker_dosample=False)
+            self.assertEqual(sum(c.size for c in again), n)
+            self.assertEqual(again.report["reused_positions"], r["prompt_positions"] - 1)
 
     def test_write_audio(self):
         tmp = tmp_dir()

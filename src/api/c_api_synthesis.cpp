@@ -27,7 +27,7 @@ void transfer_report(const void* from, void* to, size_t size) {
     qwen3tts::capi::copy_fields(from, to, size, &R::prompt_positions, &R::frames,
                                 &R::stopped_at_eos, &R::cancelled, &R::seed, &R::prefill_ms,
                                 &R::talker_ms, &R::predictor_ms, &R::codec_ms, &R::first_audio_ms,
-                                &R::total_ms, &R::samples);
+                                &R::total_ms, &R::samples, &R::reused_positions);
 }
 
 qwen3tts_sampling to_c(const qwen3tts::SamplingOptions& s) {
@@ -57,6 +57,7 @@ qwen3tts_report c_report(const qwen3tts::GenerationReport& g, bool cancelled) {
     qwen3tts_report r{};
     r.struct_size = sizeof r;
     r.prompt_positions = g.prompt_positions;
+    r.reused_positions = g.reused_positions;
     r.frames = g.frames;
     r.stopped_at_eos = g.stopped_at_eos ? 1 : 0;
     r.cancelled = cancelled ? 1 : 0;

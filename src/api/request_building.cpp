@@ -67,6 +67,7 @@ GenerationReport generation_report(const GenerationStats& s, uint64_t seed) {
     GenerationReport r;
     r.seed = seed;
     r.prompt_positions = s.prompt_positions;
+    r.reused_positions = s.reused_positions;
     r.frames = s.frames;
     r.stopped_at_eos = s.stopped_at_eos;
     r.prefill_ms = s.prefill_ms;

@@ -73,6 +73,7 @@ FrameSchedulerOptions runtime_options(const SchedulerOptions& o) {
     r.max_queue = o.max_queue;
     r.session.threads = o.engine.threads;
     r.session.oversubscribe = o.engine.oversubscribe;
+    r.session.reuse_prompts = o.engine.reuse_prompts;
     r.session.kernels = o.engine.kernels == Kernels::reference ? backend::KernelSet::reference
                                                                : backend::KernelSet::fast;
     return r;

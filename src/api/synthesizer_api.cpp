@@ -58,6 +58,7 @@ Synthesizer::Synthesizer(const Model& model, const EngineOptions& options) {
     SessionOptions so;
     so.threads = options.threads;
     so.oversubscribe = options.oversubscribe;
+    so.reuse_prompts = options.reuse_prompts;
     so.kernels = options.kernels == Kernels::reference ? backend::KernelSet::reference
                                                        : backend::KernelSet::fast;
     impl_.reset(new Impl{model.impl(), Session(model.impl()->model, so)});

@@ -112,7 +112,8 @@ FrameScheduler::FrameScheduler(std::shared_ptr<const TtsModel> model,
     exec_.kernels = options.session.kernels;
     exec_.pool = pool_.get();
     scratch_.reserve(*model_, options.max_batch);
-    memory_ = std::make_unique<RequestMemoryPool>(exec_, options.max_batch);
+    memory_ = std::make_unique<RequestMemoryPool>(exec_, options.max_batch,
+                                                  options.session.reuse_prompts);
     worker_ = std::thread([this] { run(); });
 }
 

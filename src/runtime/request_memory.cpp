@@ -1,52 +1,88 @@
 #include "runtime/request_memory.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace qwen3tts {
 
-RequestMemoryPool::RequestMemoryPool(const backend::ExecContext& ctx, int max_requests)
-    : ctx_(ctx), max_requests_(size_t(std::max(max_requests, 0))) {}
+namespace {
 
-KvCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capacity) {
+// Leading rows of `kept` [*, hidden] equal to those of `rows` [n, hidden], byte for byte.
+int64_t common_rows(const std::vector<float>& kept, int64_t hidden, const float* rows, int64_t n) {
+    if (hidden <= 0) return 0;
+    const int64_t m = std::min(int64_t(kept.size()) / hidden, n);
+    const size_t row_bytes = size_t(hidden) * sizeof(float);
+    for (int64_t i = 0; i < m; ++i)
+        if (std::memcmp(kept.data() + i * hidden, rows + i * hidden, row_bytes) != 0) return i;
+    return m;
+}
+
+}  // namespace
+
+RequestMemoryPool::RequestMemoryPool(const backend::ExecContext& ctx, int max_requests,
+                                     bool reuse_prompts)
+    : ctx_(ctx), max_requests_(size_t(std::max(max_requests, 0))), reuse_prompts_(reuse_prompts) {}
+
+TakenCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capacity,
+                                         const Prompt* prompt) {
     const DecoderStackShape& s = stack.shape();
     const int64_t kv_dim = s.n_head_kv * s.head_dim;
     auto best = caches_.end(), largest = caches_.end();
+    int64_t best_reuse = 0;
     for (auto it = caches_.begin(); it != caches_.end(); ++it) {
-        if (it->n_layer() != s.n_layer || it->kv_dim() != kv_dim) continue;
-        if (it->capacity() >= capacity &&
-            (best == caches_.end() || it->capacity() < best->capacity()))
+        const KvCache& c = it->cache;
+        if (c.n_layer() != s.n_layer || c.kv_dim() != kv_dim) continue;
+        if (largest == caches_.end() || c.capacity() > largest->cache.capacity()) largest = it;
+        if (c.capacity() < capacity) continue;
+        int64_t reuse = 0;
+        if (reuse_prompts_ && prompt && it->hidden == prompt->hidden && prompt->length > 1)
+            reuse = std::min(
+                common_rows(it->prompt_rows, it->hidden, prompt->embeds.data(), prompt->length),
+                prompt->length - 1);
+        if (best == caches_.end() || reuse > best_reuse ||
+            (reuse == best_reuse && c.capacity() < best->cache.capacity())) {
             best = it;
-        if (largest == caches_.end() || it->capacity() > largest->capacity()) largest = it;
+            best_reuse = reuse;
+        }
     }
     if (best == caches_.end()) {
         // None is large enough: the largest kept one would only sit beside the new one.
         if (largest != caches_.end()) caches_.erase(largest);
         // Rounded up, so that the next requests' prompts of other lengths fit it too (address
         // space only: pages are touched as positions are written).
-        return stack.make_cache((capacity + kCapacityStep - 1) / kCapacityStep * kCapacityStep);
+        return {stack.make_cache((capacity + kCapacityStep - 1) / kCapacityStep * kCapacityStep),
+                0};
     }
-    KvCache cache = std::move(*best);
+    TakenCache taken{std::move(best->cache), best_reuse};
     caches_.erase(best);
-    return cache;
+    taken.cache.set_length(best_reuse);
+    return taken;
 }
 
-void RequestMemoryPool::keep_cache(KvCache cache) {
+void RequestMemoryPool::keep_cache(KvCache cache, std::vector<float> prompt_rows, int64_t hidden) {
     if (cache.capacity() == 0 || max_requests_ == 0) return;
     // At most one cache per request of each stack shape: when full, the smallest goes (the
     // larger one serves every request the smaller one could).
     size_t same = 0;
     auto smallest = caches_.end();
     for (auto it = caches_.begin(); it != caches_.end(); ++it)
-        if (it->n_layer() == cache.n_layer() && it->kv_dim() == cache.kv_dim()) {
+        if (it->cache.n_layer() == cache.n_layer() && it->cache.kv_dim() == cache.kv_dim()) {
             ++same;
-            if (smallest == caches_.end() || it->capacity() < smallest->capacity()) smallest = it;
+            if (smallest == caches_.end() || it->cache.capacity() < smallest->cache.capacity())
+                smallest = it;
         }
     cache.release_pages_from(kKeptPositions);
+    // Only the positions whose pages stay can be reused.
+    if (hidden > 0)
+        prompt_rows.resize(std::min(prompt_rows.size(), size_t(kKeptPositions * hidden)));
+    else
+        prompt_rows.clear();
+    KeptCache kept{std::move(cache), std::move(prompt_rows), hidden};
     if (same < max_requests_)
-        caches_.push_back(std::move(cache));
-    else if (smallest->capacity() < cache.capacity())
-        *smallest = std::move(cache);
+        caches_.push_back(std::move(kept));
+    else if (smallest->cache.capacity() < kept.cache.capacity())
+        *smallest = std::move(kept);
 }
 
 std::unique_ptr<CodecStream> RequestMemoryPool::take_codec_stream(const CodecDecoder& codec,

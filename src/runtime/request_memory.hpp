@@ -3,8 +3,16 @@
 // at first write: on this project's VMs a 4 KiB page fault costs ~12 us where rewriting the
 // page costs ~0.2 us, and a request writes ~23 MB (the 0.6B talker's KV cache alone is
 // 229 KB per position, the codec stream 17 MB), so a new request spent ~75 ms in page faults,
-// ~35 ms of them before its first audio. A kept buffer's old contents are never read: KV
-// positions are written before they are attended to, and a codec stream is reset.
+// ~35 ms of them before its first audio. A kept buffer's old contents are read in one case
+// only: the keys and values of a kept talker cache's prompt (below); other KV positions are
+// written before they are attended to, and a codec stream is reset.
+//
+// Prompt reuse: a kept talker cache remembers the prompt rows (input embeddings) whose keys
+// and values it holds. A later prompt that begins with the same rows -- the same voice or
+// instruction, whose positions come before the text (spec talker.md §4.2-4.4) -- takes that
+// cache and runs only the positions after the common beginning. The result is the same bit
+// for bit: a position's keys and values depend only on the rows up to it, and every kernel of
+// the prefill gives each row the same result whatever the rows beside it (docs/batching.md).
 #pragma once
 
 #include <memory>
@@ -12,10 +20,17 @@
 
 #include "backend/ops.hpp"
 #include "model/codec_decoder.hpp"
+#include "model/prompt.hpp"
 #include "nn/decoder_stack.hpp"
 #include "nn/kv_cache.hpp"
 
 namespace qwen3tts {
+
+// A cache taken from the pool, and how many positions of its prompt it already holds.
+struct TakenCache {
+    KvCache cache;
+    int64_t reused_positions = 0;
+};
 
 class RequestMemoryPool {
   public:
@@ -26,23 +41,35 @@ class RequestMemoryPool {
     static constexpr int64_t kCapacityStep = 256;
 
     // Keeps the buffers of at most `max_requests` requests; codec streams run in `ctx`.
-    RequestMemoryPool(const backend::ExecContext& ctx, int max_requests);
+    // `reuse_prompts`: whether take_cache may hand out a kept prompt's keys and values.
+    RequestMemoryPool(const backend::ExecContext& ctx, int max_requests, bool reuse_prompts = true);
 
-    // A cache for at least `capacity` positions of `stack`: the smallest kept one that is
-    // large enough, else a new one (which may throw Error, see KvCache), and then the largest
-    // kept one of that shape is freed. Of each stack shape the pool keeps the largest
-    // `max_requests` caches.
-    KvCache take_cache(const DecoderStack& stack, int64_t capacity);
-    void keep_cache(KvCache cache);
+    // A cache for at least `capacity` positions of `stack`: of the kept ones large enough,
+    // the one whose prompt shares the most leading rows with `prompt` (given, and reuse on),
+    // then the smallest; else a new one (which may throw Error, see KvCache), and then the
+    // largest kept one of that shape is freed. Of each stack shape the pool keeps the largest
+    // `max_requests` caches. The taken cache's length is its reused positions: at most
+    // prompt->length - 1 (the last prompt position runs, for its logits).
+    TakenCache take_cache(const DecoderStack& stack, int64_t capacity,
+                          const Prompt* prompt = nullptr);
+    // `prompt_rows` [n, hidden]: the rows of the prompt whose keys and values `cache` holds from
+    // position 0 (only those below kKeptPositions are remembered; empty: none).
+    void keep_cache(KvCache cache, std::vector<float> prompt_rows = {}, int64_t hidden = 0);
 
     // A codec stream at its start: a kept one of this decoder and chunk size, else a new one.
     std::unique_ptr<CodecStream> take_codec_stream(const CodecDecoder& codec, int max_chunk_frames);
     void keep_codec_stream(std::unique_ptr<CodecStream> stream);
 
   private:
+    struct KeptCache {
+        KvCache cache;
+        std::vector<float> prompt_rows;  // [positions, hidden]
+        int64_t hidden = 0;
+    };
     backend::ExecContext ctx_;
     size_t max_requests_;
-    std::vector<KvCache> caches_;
+    bool reuse_prompts_;
+    std::vector<KeptCache> caches_;
     std::vector<std::unique_ptr<CodecStream>> streams_;
 };
 

@@ -10,7 +10,7 @@ Session::Session(std::shared_ptr<const TtsModel> model, const SessionOptions& op
           resolve_thread_count(options.threads, "threads", options.oversubscribe))) {
     exec_.kernels = options.kernels;
     exec_.pool = pool_.get();
-    memory_ = std::make_unique<RequestMemoryPool>(exec_, 1);
+    memory_ = std::make_unique<RequestMemoryPool>(exec_, 1, options.reuse_prompts);
 }
 
 Prompt Session::build_prompt(const PromptRequest& request) const {

@@ -20,6 +20,9 @@ struct SessionOptions {
     int threads = 0;  // 0 = all online CPUs; see resolve_thread_count
     backend::KernelSet kernels = backend::KernelSet::fast;
     bool oversubscribe = false;  // allow more threads than online CPUs
+    // Start a prompt that begins like an earlier request's from that one's keys and values
+    // (RequestMemoryPool); the output is the same either way.
+    bool reuse_prompts = true;
 };
 
 class Session {

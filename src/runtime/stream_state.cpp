@@ -34,6 +34,7 @@ GenerationStats& GenerationStats::operator+=(const GenerationStats& later) {
     prompt_positions += later.prompt_positions;
     frames += later.frames;
     stopped_at_eos = later.stopped_at_eos;
+    reused_positions += later.reused_positions;
     prefill_ms += later.prefill_ms;
     talker_ms += later.talker_ms;
     predictor_ms += later.predictor_ms;
@@ -53,15 +54,22 @@ StreamState::StreamState(const TtsModel& model, Prompt prompt_, const Generation
     try {
         const DecoderStack& stack = model.talker().stack();
         const int64_t capacity = prompt.length + max_tokens;
-        talker_cache = memory ? memory->take_cache(stack, capacity) : stack.make_cache(capacity);
+        if (memory) {
+            TakenCache taken = memory->take_cache(stack, capacity, &prompt);
+            talker_cache = std::move(taken.cache);
+            prefilled = stats.reused_positions = taken.reused_positions;
+        } else {
+            talker_cache = stack.make_cache(capacity);
+        }
     } catch (const Error& e) {
         throw Error(e.code(), std::string("talker: ") + e.what() + " (prompt of " +
                                   std::to_string(prompt.length) + " positions + at most " +
                                   std::to_string(max_tokens) + " generated)");
     }
     predictor_cache =
-        memory ? memory->take_cache(model.predictor().stack(), model.predictor().n_codebooks())
-               : model.predictor().make_cache();
+        memory
+            ? memory->take_cache(model.predictor().stack(), model.predictor().n_codebooks()).cache
+            : model.predictor().make_cache();
     past_hidden.resize(size_t(prompt.hidden));
     frame.resize(size_t(model.predictor().n_codebooks()));
     seen.assign(size_t(tc.vocab_size), 0);
@@ -69,7 +77,10 @@ StreamState::StreamState(const TtsModel& model, Prompt prompt_, const Generation
 }
 
 void StreamState::release_memory(RequestMemoryPool& memory) {
-    memory.keep_cache(std::move(talker_cache));
+    // The keys and values of the prompt positions run so far, for a later prompt that begins
+    // the same way (RequestMemoryPool). This state is done with its prompt.
+    prompt.embeds.resize(size_t(std::min(prefilled, prompt.length) * prompt.hidden));
+    memory.keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden);
     memory.keep_cache(std::move(predictor_cache));
 }
 

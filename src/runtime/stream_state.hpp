@@ -44,6 +44,9 @@ struct GenerationHooks {
 
 struct GenerationStats {
     int64_t prompt_positions = 0;
+    // Of those, the positions whose keys and values an earlier request with the same
+    // beginning had left (RequestMemoryPool): not run again.
+    int64_t reused_positions = 0;
     int64_t frames = 0;
     bool stopped_at_eos = false;
     // Wall time of the steps this request took part in (a step of a batch counts whole for
@@ -61,7 +64,8 @@ struct StreamState {
     // `memory` when given (give them back with release_memory).
     StreamState(const TtsModel& model, Prompt prompt, const GenerationParams& params,
                 GenerationHooks hooks = {}, RequestMemoryPool* memory = nullptr);
-    // Hands the KV caches to `memory` for the next request (this state is done with them).
+    // Hands the KV caches and the prompt's rows to `memory` for the next request (this state
+    // is done with them).
     void release_memory(RequestMemoryPool& memory);
 
     Prompt prompt;

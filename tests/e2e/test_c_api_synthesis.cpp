@@ -83,6 +83,11 @@ TEST(CApiSynthesis, CodesEqualTheCppCodesForTheSameSeedAndOptions) {
     EXPECT_EQ(report.seed, 42u);
     EXPECT_EQ(report.cancelled, 0);
     EXPECT_EQ(report.samples, 0);
+    EXPECT_EQ(report.reused_positions, 0);
+    // The same request again starts from the keys and values of the first one's prompt.
+    qwen3tts_report again = new_report();
+    EXPECT_EQ(c_codes(synth.get(), kText, &r.c, &again), codes);
+    EXPECT_EQ(again.reused_positions, report.prompt_positions - 1);
 
     // Each option matters: a different seed, segments, layout or sampling gives other codes.
     qwen3tts_options o = r.c;

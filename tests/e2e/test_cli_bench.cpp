@@ -41,11 +41,12 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
     ASSERT_TRUE(j.is_object());
     for (const char* f : {"model_dir", "model_size", "model_type", "quant", "codec_conv"})
         EXPECT_TRUE(j.contains(f) && j[f].is_string()) << f;
-    for (const char* f : {"threads", "frames", "weight_bytes_per_frame"})
+    for (const char* f : {"threads", "frames", "weight_bytes_per_frame", "reused_positions"})
         EXPECT_TRUE(j.contains(f) && j[f].is_number_integer()) << f;
-    for (const char* f : {"load_ms", "codec_load_ms", "prefill_ms", "talker_ms_per_frame",
-                          "predictor_ms_per_frame", "codec_ms_per_audio_s", "first_audio_ms", "rtf",
-                          "peak_rss_mb", "floor_ms_per_frame", "read_gb_per_s", "fp32_gflops"}) {
+    for (const char* f :
+         {"load_ms", "codec_load_ms", "prefill_ms", "talker_ms_per_frame", "predictor_ms_per_frame",
+          "codec_ms_per_audio_s", "first_audio_ms", "rtf", "peak_rss_mb", "floor_ms_per_frame",
+          "read_gb_per_s", "fp32_gflops", "prefill_same_voice_ms", "first_audio_same_voice_ms"}) {
         ASSERT_TRUE(j.contains(f) && j[f].is_number()) << f;
         EXPECT_GT(j[f].get<double>(), 0) << f;
     }
@@ -58,7 +59,10 @@ TEST(CliBench, JsonHasEveryFieldWithItsType) {
     EXPECT_GT(before, 0);
     EXPECT_GT(after, 0);
     EXPECT_EQ(j["read_gb_per_s"].get<double>(), std::max(before, after));
-    EXPECT_EQ(j.size(), 23u) << j.dump();
+    EXPECT_EQ(j.size(), 26u) << j.dump();
+    // After a request in the same voice: the role tokens and the codec track up to its bos
+    // (spec talker.md §4.2: the control ids, the speaker and codec pad) are not run again.
+    EXPECT_GE(j["reused_positions"].get<int>(), 3 + 3 + 1 + 1);
     EXPECT_EQ(j["codec_overlap"], "auto");
     EXPECT_EQ(j["frames"], 7);
     EXPECT_EQ(j["quant"], "bf16");
@@ -74,8 +78,8 @@ TEST(CliBench, JsonWithoutCodecHasNullPipelineFields) {
     const Split r = bench("--frames 3 --no-codec --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    for (const char* f :
-         {"codec_load_ms", "codec_ms_per_audio_s", "codec_overlap", "first_audio_ms", "rtf"})
+    for (const char* f : {"codec_load_ms", "codec_ms_per_audio_s", "codec_overlap",
+                          "first_audio_ms", "rtf", "first_audio_same_voice_ms"})
         EXPECT_TRUE(j.contains(f) && j[f].is_null()) << f;
 }
 

@@ -1,8 +1,9 @@
 // qwen3tts bench: the machine's ceilings (read bandwidth, fp32 and bf16 peaks, measured first;
 // the bandwidth again after the runs), load time, prefill, per-frame cost of talker and code
 // predictor against the floor (the weight bytes each frame must read over the better of the
-// two bandwidths), the streaming pipeline
-// (codec, first audio, real-time factor) and peak RSS. --json prints the same numbers as one
+// two bandwidths), the streaming pipeline (codec, first audio, real-time factor), the prefill
+// and first audio of a request that follows one in the same voice (its prompt partly reused)
+// and peak RSS. --json prints the same numbers as one
 // JSON object (fields in docs/benchmarks.md).
 #include <sys/resource.h>
 
@@ -41,6 +42,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 struct Pipeline {
     double codec_load_ms = 0, codec_ms_per_audio_s = 0, first_audio_ms = 0, rtf = 0;
+    double first_audio_same_voice_ms = 0;
     std::string codec_overlap;  // the setting of the runs
 };
 
@@ -49,8 +51,9 @@ struct Results {
     MachinePeaks machine;
     FrameWeightBytes traffic;
     int runs = 0;
-    int64_t frames = 0, positions = 0;
+    int64_t frames = 0, positions = 0, reused_positions = 0;
     double load_ms = 0, prefill_ms = 0, talker_ms = 0, predictor_ms = 0;
+    double prefill_same_voice_ms = 0;
     std::optional<Pipeline> pipeline;  // none with --no-codec
     double peak_rss_mb = 0;
     std::array<double, 2> read_probes{};  // GB/s before and after the runs
@@ -85,11 +88,14 @@ void print_json(const Results& r) {
         {"load_ms", round3(r.load_ms)},
         {"codec_load_ms", or_null(pipe(&Pipeline::codec_load_ms))},
         {"prefill_ms", round3(r.prefill_ms)},
+        {"reused_positions", r.reused_positions},
+        {"prefill_same_voice_ms", round3(r.prefill_same_voice_ms)},
         {"talker_ms_per_frame", round3(r.talker_ms)},
         {"predictor_ms_per_frame", round3(r.predictor_ms)},
         {"codec_ms_per_audio_s", or_null(pipe(&Pipeline::codec_ms_per_audio_s))},
         {"codec_overlap", r.pipeline ? nlohmann::json(r.pipeline->codec_overlap) : nullptr},
         {"first_audio_ms", or_null(pipe(&Pipeline::first_audio_ms))},
+        {"first_audio_same_voice_ms", or_null(pipe(&Pipeline::first_audio_same_voice_ms))},
         {"rtf", or_null(pipe(&Pipeline::rtf))},
         {"peak_rss_mb", round3(r.peak_rss_mb)},
         {"weight_bytes_per_frame", r.traffic.total()},
@@ -121,6 +127,11 @@ void print_text(const Results& r) {
     std::printf("frames per run   %lld (median of %d runs below)\n",
                 static_cast<long long>(r.frames), r.runs);
     std::printf("prefill          %.1f ms\n", r.prefill_ms);
+    std::printf(
+        "same voice       prefill %.1f ms after a request in the same voice (%lld of the "
+        "%lld positions reused)\n",
+        r.prefill_same_voice_ms, static_cast<long long>(r.reused_positions),
+        static_cast<long long>(r.positions));
     std::printf("talker           %.2f ms/frame (floor %.2f: %.0f MB per frame)\n", r.talker_ms,
                 r.floor_ms(r.traffic.talker), double(r.traffic.talker) / 1e6);
     std::printf("code predictor   %.2f ms/frame (floor %.2f: %.0f MB per frame)\n", r.predictor_ms,
@@ -136,8 +147,10 @@ void print_text(const Results& r) {
         // per second of audio is then about twice the time on all threads.
         std::printf("codec decoder    %.0f ms per second of audio (--codec-overlap %s)\n",
                     r.pipeline->codec_ms_per_audio_s, r.pipeline->codec_overlap.c_str());
-        std::printf("first audio      %.1f ms after the prompt is built\n",
-                    r.pipeline->first_audio_ms);
+        std::printf(
+            "first audio      %.1f ms after the prompt is built (%.1f ms in the same "
+            "voice as the request before)\n",
+            r.pipeline->first_audio_ms, r.pipeline->first_audio_same_voice_ms);
         std::printf(
             "pipeline         real-time factor %.3f (streaming: talker + predictor + "
             "codec)\n",
@@ -173,7 +186,10 @@ int cmd_bench(const Args& args) {
     req.engine.threads = r.machine.threads;  // resolved (and capped, with its warning) above
     // Exactly `frames` frames per run: runs compare only at the same length.
     req.options.max_frames = req.options.min_frames = frames;
-    Synthesizer synth(model, req.engine);
+    // The runs start cold: each request runs its whole prompt (EngineOptions::reuse_prompts).
+    EngineOptions cold = req.engine;
+    cold.reuse_prompts = false;
+    Synthesizer synth(model, cold);
     std::vector<double> prefill, talker, predictor;
     for (int i = 0; i < r.runs; ++i) {
         GenerationReport rep;
@@ -188,6 +204,22 @@ int cmd_bench(const Args& args) {
     r.prefill_ms = median(prefill);
     r.talker_ms = median(talker);
     r.predictor_ms = median(predictor);
+    // A request in the voice of the one before (another sentence, then the bench's): it runs
+    // only the part of its prompt after the voice. Up to its first frame or first audio.
+    Synthesizer same_voice(model, req.engine);
+    SynthesisOptions before = req.options;
+    before.max_frames = before.min_frames = 1;
+    const std::string other_text = "Here is another sentence first.";
+    std::vector<double> prefill_same_voice;
+    for (int i = 0; i < r.runs; ++i) {
+        same_voice.generate_codes(other_text, before);
+        GenerationReport rep;
+        same_voice.generate_codes(
+            req.text, req.options, [](const int32_t*) { return false; }, &rep);
+        prefill_same_voice.push_back(rep.prefill_ms);
+        r.reused_positions = rep.reused_positions;
+    }
+    r.prefill_same_voice_ms = median(prefill_same_voice);
     if (!args.flag("no-codec")) {
         // The whole pipeline: frames decoded to audio as they are generated. The codec decoder
         // loads on first use (here, before the runs: its load is part of a cold start).
@@ -205,7 +237,21 @@ int cmd_bench(const Args& args) {
             first_audio.push_back(rep.first_audio_ms);
             rtf.push_back(rep.total_ms / audio_ms);
         }
-        r.pipeline = Pipeline{codec_load_ms, median(codec), median(first_audio), median(rtf),
+        before.codec_decode = req.options.codec_decode;
+        before.codec_overlap = req.options.codec_overlap;
+        std::vector<double> first_audio_same_voice;
+        for (int i = 0; i < r.runs; ++i) {
+            same_voice.speak(other_text, before, [](const float*, size_t) { return true; });
+            SpeechReport rep;
+            same_voice.speak(
+                req.text, req.options, [](const float*, size_t) { return false; }, &rep);
+            first_audio_same_voice.push_back(rep.first_audio_ms);
+        }
+        r.pipeline = Pipeline{codec_load_ms,
+                              median(codec),
+                              median(first_audio),
+                              median(rtf),
+                              median(first_audio_same_voice),
                               req.options.codec_overlap};
     }
     r.peak_rss_mb = peak_rss_mb();  // before the second probe's buffer
