@@ -56,6 +56,9 @@ TEST(LongText, SegmentsAreTheirSoloRunsWithSeedPlusIndex) {
     EXPECT_EQ(codes, solo);
     EXPECT_EQ(report.frames, frames);
     EXPECT_EQ(report.seed, 11u);
+    // Segments 2 and 3 start from the voice's positions of the one before (role tokens, codec
+    // control ids with the language, speaker, codec pad: 3 + 6, spec talker.md §4.2).
+    EXPECT_EQ(report.reused_positions, 2 * 9);
     // Not what one generation of the whole text gives.
     EXPECT_NE(synth.generate_codes(kText, options(model, 0)), codes);
 
