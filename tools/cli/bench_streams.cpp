@@ -169,6 +169,9 @@ int bench_streams(const Args& args) {
     SchedulerOptions so;
     so.max_batch = n + 1;  // room for the joining request
     so.engine = req.engine;
+    // Every request runs its whole prompt: all of them speak the same text, which a request
+    // could otherwise take almost whole from one that ended (EngineOptions::reuse_prompts).
+    so.engine.reuse_prompts = false;
     Scheduler scheduler(model, so);
 
     std::vector<double> fps, audio, ms, join, talker, predictor, codec;
