@@ -204,6 +204,7 @@ Prompt build_prompt_from_ids(const backend::ExecContext& ctx, const ModelConfig&
         add(row, j < K - 2 ? pad_t : bos_t, H);
     }
 
+    p.voice_positions = x.count();
     Rows trailing{H, {}};
     if (!icl) {
         // ---- tail, non-ICL (spec §4.3) ----
@@ -253,6 +254,9 @@ Prompt build_prompt_from_ids(const backend::ExecContext& ctx, const ModelConfig&
             add_frame_embedding(talker, predictor, frame.data(), fcod.push());
         }
         const int64_t lt = etxt.count(), lc = fcod.count();
+        // The transcript's rows come first, over codec pad or under the reference frames.
+        p.voice_positions +=
+            p.non_streaming ? int64_t(ref_ids.size()) : std::min(int64_t(ref_ids.size()), lc);
         if (p.non_streaming) {
             for (int64_t k = 0; k < lt; ++k) {
                 float* row = x.push();

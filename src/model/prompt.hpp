@@ -36,7 +36,11 @@ struct PromptRequest {
 
 struct Prompt {
     int64_t hidden = 0;
-    int64_t length = 0;           // prefill positions
+    int64_t length = 0;  // prefill positions
+    // The first positions, which do not depend on the text (spec talker.md §4.2-4.4): the
+    // instruction, role tokens, codec control ids, speaker slot and codec pad; in-context
+    // cloning adds the reference transcript's tokens. A request in the same voice has them too.
+    int64_t voice_positions = 0;
     std::vector<float> embeds;    // [length, H]
     std::vector<float> trailing;  // [n_trailing, H]: added one per decode step
     int64_t n_trailing = 0;

@@ -22,6 +22,8 @@ class KvCache {
 
     float* keys(int64_t layer) { return k_ + layer * capacity_ * kv_dim_; }
     float* values(int64_t layer) { return v_ + layer * capacity_ * kv_dim_; }
+    const float* keys(int64_t layer) const { return k_ + layer * capacity_ * kv_dim_; }
+    const float* values(int64_t layer) const { return v_ + layer * capacity_ * kv_dim_; }
     int64_t n_layer() const { return n_layer_; }
     int64_t capacity() const { return capacity_; }
     int64_t kv_dim() const { return kv_dim_; }

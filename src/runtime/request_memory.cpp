@@ -1,28 +1,16 @@
 #include "runtime/request_memory.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 namespace qwen3tts {
 
-namespace {
-
-// Leading rows of `kept` [*, hidden] equal to those of `rows` [n, hidden], byte for byte.
-int64_t common_rows(const std::vector<float>& kept, int64_t hidden, const float* rows, int64_t n) {
-    if (hidden <= 0) return 0;
-    const int64_t m = std::min(int64_t(kept.size()) / hidden, n);
-    const size_t row_bytes = size_t(hidden) * sizeof(float);
-    for (int64_t i = 0; i < m; ++i)
-        if (std::memcmp(kept.data() + i * hidden, rows + i * hidden, row_bytes) != 0) return i;
-    return m;
-}
-
-}  // namespace
-
 RequestMemoryPool::RequestMemoryPool(const backend::ExecContext& ctx, int max_requests,
-                                     bool reuse_prompts)
-    : ctx_(ctx), max_requests_(size_t(std::max(max_requests, 0))), reuse_prompts_(reuse_prompts) {}
+                                     bool reuse_prompts, size_t voice_bytes)
+    : ctx_(ctx),
+      max_requests_(size_t(std::max(max_requests, 0))),
+      reuse_prompts_(reuse_prompts),
+      voices_(voice_bytes) {}
 
 TakenCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capacity,
                                          const Prompt* prompt) {
@@ -37,31 +25,45 @@ TakenCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capa
         if (c.capacity() < capacity) continue;
         int64_t reuse = 0;
         if (reuse_prompts_ && prompt && it->hidden == prompt->hidden && prompt->length > 1)
-            reuse = std::min(
-                common_rows(it->prompt_rows, it->hidden, prompt->embeds.data(), prompt->length),
-                prompt->length - 1);
+            reuse = std::min(leading_equal_rows(it->prompt_rows.data(),
+                                                int64_t(it->prompt_rows.size()) / it->hidden,
+                                                prompt->embeds.data(), prompt->length, it->hidden),
+                             prompt->length - 1);
         if (best == caches_.end() || reuse > best_reuse ||
             (reuse == best_reuse && c.capacity() < best->cache.capacity())) {
             best = it;
             best_reuse = reuse;
         }
     }
+    TakenCache taken;
     if (best == caches_.end()) {
         // None is large enough: the largest kept one would only sit beside the new one.
         if (largest != caches_.end()) caches_.erase(largest);
         // Rounded up, so that the next requests' prompts of other lengths fit it too (address
         // space only: pages are touched as positions are written).
-        return {stack.make_cache((capacity + kCapacityStep - 1) / kCapacityStep * kCapacityStep),
-                0};
+        taken.cache =
+            stack.make_cache((capacity + kCapacityStep - 1) / kCapacityStep * kCapacityStep);
+    } else {
+        taken = {std::move(best->cache), best_reuse};
+        caches_.erase(best);
+        taken.cache.set_length(best_reuse);
     }
-    TakenCache taken{std::move(best->cache), best_reuse};
-    caches_.erase(best);
-    taken.cache.set_length(best_reuse);
+    if (reuse_prompts_ && prompt && prompt->length > 1) {
+        const int64_t restored = voices_.restore(*prompt, taken.reused_positions, taken.cache);
+        if (restored > 0) taken.reused_positions = restored;
+    }
     return taken;
 }
 
-void RequestMemoryPool::keep_cache(KvCache cache, std::vector<float> prompt_rows, int64_t hidden) {
-    if (cache.capacity() == 0 || max_requests_ == 0) return;
+void RequestMemoryPool::keep_cache(KvCache cache, std::vector<float> prompt_rows, int64_t hidden,
+                                   int64_t voice_positions) {
+    if (cache.capacity() == 0) return;
+    if (reuse_prompts_ && hidden > 0) {
+        const int64_t rows = int64_t(prompt_rows.size()) / hidden;
+        voices_.remember(prompt_rows.data(), std::min({voice_positions, rows, kKeptPositions}),
+                         hidden, cache);
+    }
+    if (max_requests_ == 0) return;
     // At most one cache per request of each stack shape: when full, the smallest goes (the
     // larger one serves every request the smaller one could).
     size_t same = 0;

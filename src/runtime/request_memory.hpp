@@ -13,6 +13,8 @@
 // cache and runs only the positions after the common beginning. The result is the same bit
 // for bit: a position's keys and values depend only on the rows up to it, and every kernel of
 // the prefill gives each row the same result whatever the rows beside it (docs/batching.md).
+// The voice part of each kept prompt is also copied out (runtime/voice_prefixes.hpp), for a
+// request whose voice's cache has since gone to another voice.
 #pragma once
 
 #include <memory>
@@ -23,6 +25,7 @@
 #include "model/prompt.hpp"
 #include "nn/decoder_stack.hpp"
 #include "nn/kv_cache.hpp"
+#include "runtime/voice_prefixes.hpp"
 
 namespace qwen3tts {
 
@@ -41,20 +44,26 @@ class RequestMemoryPool {
     static constexpr int64_t kCapacityStep = 256;
 
     // Keeps the buffers of at most `max_requests` requests; codec streams run in `ctx`.
-    // `reuse_prompts`: whether take_cache may hand out a kept prompt's keys and values.
-    RequestMemoryPool(const backend::ExecContext& ctx, int max_requests, bool reuse_prompts = true);
+    // `reuse_prompts`: whether take_cache may hand out a kept prompt's keys and values;
+    // `voice_bytes`: the budget of the voices copied out.
+    RequestMemoryPool(const backend::ExecContext& ctx, int max_requests, bool reuse_prompts = true,
+                      size_t voice_bytes = VoicePrefixes::kDefaultBytes);
 
     // A cache for at least `capacity` positions of `stack`: of the kept ones large enough,
     // the one whose prompt shares the most leading rows with `prompt` (given, and reuse on),
     // then the smallest; else a new one (which may throw Error, see KvCache), and then the
     // largest kept one of that shape is freed. Of each stack shape the pool keeps the largest
-    // `max_requests` caches. The taken cache's length is its reused positions: at most
-    // prompt->length - 1 (the last prompt position runs, for its logits).
+    // `max_requests` caches. When a kept voice shares more rows with `prompt` than the cache
+    // does, its keys and values are copied in. The taken cache's length is its reused
+    // positions: at most prompt->length - 1 (the last prompt position runs, for its logits).
     TakenCache take_cache(const DecoderStack& stack, int64_t capacity,
                           const Prompt* prompt = nullptr);
     // `prompt_rows` [n, hidden]: the rows of the prompt whose keys and values `cache` holds from
-    // position 0 (only those below kKeptPositions are remembered; empty: none).
-    void keep_cache(KvCache cache, std::vector<float> prompt_rows = {}, int64_t hidden = 0);
+    // position 0 (only those below kKeptPositions are remembered; empty: none), of which the
+    // first `voice_positions` are its voice's (Prompt::voice_positions), copied out.
+    void keep_cache(KvCache cache, std::vector<float> prompt_rows = {}, int64_t hidden = 0,
+                    int64_t voice_positions = 0);
+    const VoicePrefixes& voices() const { return voices_; }
 
     // A codec stream at its start: a kept one of this decoder and chunk size, else a new one.
     std::unique_ptr<CodecStream> take_codec_stream(const CodecDecoder& codec, int max_chunk_frames);
@@ -70,6 +79,7 @@ class RequestMemoryPool {
     size_t max_requests_;
     bool reuse_prompts_;
     std::vector<KeptCache> caches_;
+    VoicePrefixes voices_;
     std::vector<std::unique_ptr<CodecStream>> streams_;
 };
 

@@ -80,7 +80,8 @@ void StreamState::release_memory(RequestMemoryPool& memory) {
     // The keys and values of the prompt positions run so far, for a later prompt that begins
     // the same way (RequestMemoryPool). This state is done with its prompt.
     prompt.embeds.resize(size_t(std::min(prefilled, prompt.length) * prompt.hidden));
-    memory.keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden);
+    memory.keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden,
+                      prompt.voice_positions);
     memory.keep_cache(std::move(predictor_cache));
 }
 

@@ -210,12 +210,14 @@ TEST(Scheduler, ARequestOnTheMemoryOfEndedOnesEqualsItsFirstRun) {
     ASSERT_EQ(ryan_first.codes.size(), 24u * 16u);
     // Each request took the one kept cache of the one before. Vivian's prompt shares its
     // first 5 rows with Ryan's (the role tokens, codec think and think_bos; the language id
-    // differs), and those positions were not run again; so for the second Ryan request. The
-    // third runs on the second one's keys and values: all but its prompt's last position.
+    // differs), and those positions were not run again. The second Ryan request gets Ryan's
+    // voice back from the copies of voices (3 role tokens + 4 control ids, speaker, codec
+    // pad: spec talker.md §4.2). The third runs on the second one's keys and values: all but
+    // its prompt's last position.
     const GenerationReport& first = ryan_first.result.report.generation;
     EXPECT_EQ(first.reused_positions, 0);
     EXPECT_EQ(vivian_reused.result.report.generation.reused_positions, 5);
-    EXPECT_EQ(ryan_reused.result.report.generation.reused_positions, 5);
+    EXPECT_EQ(ryan_reused.result.report.generation.reused_positions, 9);
     EXPECT_EQ(ryan_again.result.report.generation.reused_positions, first.prompt_positions - 1);
     EXPECT_EQ(ryan_again.codes, ryan_first.codes);
     EXPECT_EQ(ryan_again.audio, ryan_first.audio);

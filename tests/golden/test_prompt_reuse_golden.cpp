@@ -2,8 +2,10 @@
 // one's (the same voice, speaker, instruction and language, another text) runs only the rest
 // of its prompt, and gets what it gets alone: for every golden case, after a request with the
 // same voice and another text, the official greedy codes, and every talker logit bit for bit
-// equal to a run without reuse. How many positions are reused is checked against the prompt
-// layout of spec talker.md §4.2-4.4 (what comes before the first token of the text).
+// equal to a run without reuse; the same after a request in the same voice and then one in
+// another (the voice then comes from the copies of voices, runtime/voice_prefixes.hpp). How
+// many positions are reused is checked against the prompt layout of spec talker.md §4.2-4.4
+// (what comes before the first token of the text).
 #include <gtest/gtest.h>
 
 #include "golden/golden_cases.hpp"
@@ -60,6 +62,7 @@ void run_case(const GoldenCase& c, backend::KernelSet kernels) {
     cold_options.reuse_prompts = false;
     Session cold(model, cold_options);
     const Prompt p = cold.build_prompt(req);
+    EXPECT_EQ(p.voice_positions, positions_before_text(*model, c, p));
     const Run alone = greedy(cold, p, max_new_tokens);
     EXPECT_EQ(alone.stats.reused_positions, 0);
 
@@ -78,6 +81,19 @@ void run_case(const GoldenCase& c, backend::KernelSet kernels) {
     EXPECT_EQ(again.stats.reused_positions, p.length - 1);
     EXPECT_EQ(again.codes, alone.codes);
     EXPECT_TRUE(again.talker_logits == alone.talker_logits) << "talker logits differ";
+
+    // In between, a request in another voice (another language: its prompt parts from this
+    // one's at the codec control ids) takes the one kept cache.
+    Session turns(model, SessionOptions{2, kernels});
+    greedy(turns, turns.build_prompt(req), 2);  // this voice, another text
+    PromptRequest other = req;
+    other.language = c.language == "English" ? "Chinese" : "English";
+    const Run between = greedy(turns, turns.build_prompt(other), 2);
+    EXPECT_LT(between.stats.reused_positions, positions_before_text(*model, c, p));
+    const Run back = greedy(turns, p, max_new_tokens);
+    EXPECT_EQ(back.stats.reused_positions, positions_before_text(*model, c, p));
+    EXPECT_EQ(back.codes, alone.codes);
+    EXPECT_TRUE(back.talker_logits == alone.talker_logits) << "talker logits differ";
 }
 
 class TinyPromptReuse
