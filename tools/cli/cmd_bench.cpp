@@ -159,6 +159,81 @@ void print_text(const Results& r) {
     std::printf("peak RSS         %.0f MB\n", r.peak_rss_mb);
 }
 
+// The timed runs, each from a cold start of its prompt (EngineOptions::reuse_prompts off):
+// codes only, then (with the codec) as many streaming syntheses, codes decoded to audio as
+// they are made.
+void cold_runs(const Model& model, const SynthesisRequest& req, bool codec, Results& r) {
+    EngineOptions cold = req.engine;
+    cold.reuse_prompts = false;
+    Synthesizer synth(model, cold);
+    std::vector<double> prefill, talker, predictor;
+    for (int i = 0; i < r.runs; ++i) {
+        GenerationReport rep;
+        synth.generate_codes(req.text, req.options, {}, &rep);
+        r.frames = rep.frames;
+        r.positions = rep.prompt_positions;
+        if (rep.frames == 0) continue;
+        prefill.push_back(rep.prefill_ms);
+        talker.push_back(rep.talker_ms / double(rep.frames));
+        predictor.push_back(rep.predictor_ms / double(rep.frames));
+    }
+    r.prefill_ms = median(prefill);
+    r.talker_ms = median(talker);
+    r.predictor_ms = median(predictor);
+    if (!codec) return;
+    // The codec decoder loads on first use (here, before the runs: its load is part of a cold
+    // start).
+    Pipeline p;
+    p.codec_load_ms = load_codec_decoder(model);
+    p.codec_overlap = req.options.codec_overlap;
+    std::vector<double> codec_ms, first_audio, rtf;
+    for (int i = 0; i < r.runs; ++i) {
+        SpeechReport rep;
+        synth.speak(
+            req.text, req.options, [](const float*, size_t) { return true; }, &rep);
+        if (rep.samples == 0) continue;
+        const double audio_ms = double(rep.samples) / double(model.sample_rate()) * 1e3;
+        codec_ms.push_back(rep.codec_ms / audio_ms * 1e3);
+        first_audio.push_back(rep.first_audio_ms);
+        rtf.push_back(rep.total_ms / audio_ms);
+    }
+    p.codec_ms_per_audio_s = median(codec_ms);
+    p.first_audio_ms = median(first_audio);
+    p.rtf = median(rtf);
+    r.pipeline = p;
+}
+
+// A request in the voice of the one before (another sentence, then the bench's), which runs
+// only the part of its prompt after the voice: its prefill, and its first audio with the
+// codec; each request up to its first frame or first audio. After cold_runs, whose
+// Synthesizer is gone by then (peak RSS holds one).
+void same_voice_runs(const Model& model, const SynthesisRequest& req, bool codec, Results& r) {
+    Synthesizer synth(model, req.engine);
+    SynthesisOptions before = req.options;
+    before.max_frames = before.min_frames = 1;
+    const std::string other_text = "Here is another sentence first.";
+    std::vector<double> prefill;
+    for (int i = 0; i < r.runs; ++i) {
+        synth.generate_codes(other_text, before);
+        GenerationReport rep;
+        synth.generate_codes(
+            req.text, req.options, [](const int32_t*) { return false; }, &rep);
+        prefill.push_back(rep.prefill_ms);
+        r.reused_positions = rep.reused_positions;
+    }
+    r.prefill_same_voice_ms = median(prefill);
+    if (!codec) return;
+    std::vector<double> first_audio;
+    for (int i = 0; i < r.runs; ++i) {
+        synth.speak(other_text, before, [](const float*, size_t) { return true; });
+        SpeechReport rep;
+        synth.speak(
+            req.text, req.options, [](const float*, size_t) { return false; }, &rep);
+        first_audio.push_back(rep.first_audio_ms);
+    }
+    r.pipeline->first_audio_same_voice_ms = median(first_audio);
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
@@ -186,74 +261,13 @@ int cmd_bench(const Args& args) {
     req.engine.threads = r.machine.threads;  // resolved (and capped, with its warning) above
     // Exactly `frames` frames per run: runs compare only at the same length.
     req.options.max_frames = req.options.min_frames = frames;
-    // The runs start cold: each request runs its whole prompt (EngineOptions::reuse_prompts).
-    EngineOptions cold = req.engine;
-    cold.reuse_prompts = false;
-    Synthesizer synth(model, cold);
-    std::vector<double> prefill, talker, predictor;
-    for (int i = 0; i < r.runs; ++i) {
-        GenerationReport rep;
-        synth.generate_codes(req.text, req.options, {}, &rep);
-        r.frames = rep.frames;
-        r.positions = rep.prompt_positions;
-        if (rep.frames == 0) continue;
-        prefill.push_back(rep.prefill_ms);
-        talker.push_back(rep.talker_ms / double(rep.frames));
-        predictor.push_back(rep.predictor_ms / double(rep.frames));
-    }
-    r.prefill_ms = median(prefill);
-    r.talker_ms = median(talker);
-    r.predictor_ms = median(predictor);
-    // A request in the voice of the one before (another sentence, then the bench's): it runs
-    // only the part of its prompt after the voice. Up to its first frame or first audio.
-    Synthesizer same_voice(model, req.engine);
-    SynthesisOptions before = req.options;
-    before.max_frames = before.min_frames = 1;
-    const std::string other_text = "Here is another sentence first.";
-    std::vector<double> prefill_same_voice;
-    for (int i = 0; i < r.runs; ++i) {
-        same_voice.generate_codes(other_text, before);
-        GenerationReport rep;
-        same_voice.generate_codes(
-            req.text, req.options, [](const int32_t*) { return false; }, &rep);
-        prefill_same_voice.push_back(rep.prefill_ms);
-        r.reused_positions = rep.reused_positions;
-    }
-    r.prefill_same_voice_ms = median(prefill_same_voice);
-    if (!args.flag("no-codec")) {
-        // The whole pipeline: frames decoded to audio as they are generated. The codec decoder
-        // loads on first use (here, before the runs: its load is part of a cold start).
-        const double codec_load_ms = load_codec_decoder(model);
+    const bool codec = !args.flag("no-codec");
+    if (codec) {
         req.options.codec_decode = "streaming";
         req.options.codec_overlap = args.get("codec-overlap", req.options.codec_overlap);
-        std::vector<double> codec, first_audio, rtf;
-        for (int i = 0; i < r.runs; ++i) {
-            SpeechReport rep;
-            synth.speak(
-                req.text, req.options, [](const float*, size_t) { return true; }, &rep);
-            if (rep.samples == 0) continue;
-            const double audio_ms = double(rep.samples) / double(model.sample_rate()) * 1e3;
-            codec.push_back(rep.codec_ms / audio_ms * 1e3);
-            first_audio.push_back(rep.first_audio_ms);
-            rtf.push_back(rep.total_ms / audio_ms);
-        }
-        before.codec_decode = req.options.codec_decode;
-        before.codec_overlap = req.options.codec_overlap;
-        std::vector<double> first_audio_same_voice;
-        for (int i = 0; i < r.runs; ++i) {
-            same_voice.speak(other_text, before, [](const float*, size_t) { return true; });
-            SpeechReport rep;
-            same_voice.speak(
-                req.text, req.options, [](const float*, size_t) { return false; }, &rep);
-            first_audio_same_voice.push_back(rep.first_audio_ms);
-        }
-        r.pipeline = Pipeline{codec_load_ms,
-                              median(codec),
-                              median(first_audio),
-                              median(rtf),
-                              median(first_audio_same_voice),
-                              req.options.codec_overlap};
     }
+    cold_runs(model, req, codec, r);
+    same_voice_runs(model, req, codec, r);
     r.peak_rss_mb = peak_rss_mb();  // before the second probe's buffer
     // This machine's bandwidth moves by up to 3x within minutes (docs/benchmarks.md): the
     // floor takes the better of a probe before and one after the runs.
