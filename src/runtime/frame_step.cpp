@@ -76,6 +76,12 @@ void prefill_step(const backend::ExecContext& ctx, const TtsModel& model, Stream
     const auto t0 = std::chrono::steady_clock::now();
     try {
         sc.reserve(model, 1);
+        // Before the first chunk (nothing run yet beyond what was reused), the copied voices:
+        // looked up here rather than at admission, so that in a burst of requests in one voice
+        // the later ones get the voice of the first, whose prompt ran in between.
+        if (st.pool && st.prefilled == st.stats.reused_positions)
+            st.prefilled = st.stats.reused_positions =
+                st.pool->restore_voice(st.prompt, st.prefilled, st.talker_cache);
         const int64_t H = st.prompt.hidden;
         const int64_t n = std::min(kPrefillChunk, st.prompt.length - st.prefilled);
         std::copy_n(st.prompt.embeds.data() + st.prefilled * H, n * H, sc.x.data());
@@ -85,6 +91,7 @@ void prefill_step(const backend::ExecContext& ctx, const TtsModel& model, Stream
         const float* last = sc.hidden.data() + (n - 1) * H;
         std::copy_n(last, H, st.past_hidden.data());
         if (!st.prefilling()) {
+            if (st.pool) st.pool->remember_voice(st.prompt, st.prefilled, st.talker_cache);
             model.talker().logits(ctx, last, 1, sc.logits.data());
             draw_talker_token(model, st, sc.logits.data());
         }

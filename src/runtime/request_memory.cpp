@@ -48,22 +48,23 @@ TakenCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capa
         caches_.erase(best);
         taken.cache.set_length(best_reuse);
     }
-    if (reuse_prompts_ && prompt && prompt->length > 1) {
-        const int64_t restored = voices_.restore(*prompt, taken.reused_positions, taken.cache);
-        if (restored > 0) taken.reused_positions = restored;
-    }
     return taken;
 }
 
-void RequestMemoryPool::keep_cache(KvCache cache, std::vector<float> prompt_rows, int64_t hidden,
-                                   int64_t voice_positions) {
-    if (cache.capacity() == 0) return;
-    if (reuse_prompts_ && hidden > 0) {
-        const int64_t rows = int64_t(prompt_rows.size()) / hidden;
-        voices_.remember(prompt_rows.data(), std::min({voice_positions, rows, kKeptPositions}),
-                         hidden, cache);
-    }
-    if (max_requests_ == 0) return;
+void RequestMemoryPool::remember_voice(const Prompt& prompt, int64_t run, const KvCache& cache) {
+    if (!reuse_prompts_) return;
+    const int64_t n = std::min({prompt.voice_positions, run, prompt.length, kKeptPositions});
+    voices_.remember(prompt.embeds.data(), n, prompt.hidden, cache);
+}
+
+int64_t RequestMemoryPool::restore_voice(const Prompt& prompt, int64_t reused, KvCache& cache) {
+    if (!reuse_prompts_ || prompt.length < 2) return reused;
+    const int64_t restored = voices_.restore(prompt, reused, cache);
+    return restored > 0 ? restored : reused;
+}
+
+void RequestMemoryPool::keep_cache(KvCache cache, std::vector<float> prompt_rows, int64_t hidden) {
+    if (cache.capacity() == 0 || max_requests_ == 0) return;
     // At most one cache per request of each stack shape: when full, the smallest goes (the
     // larger one serves every request the smaller one could).
     size_t same = 0;

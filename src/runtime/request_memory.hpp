@@ -13,8 +13,8 @@
 // cache and runs only the positions after the common beginning. The result is the same bit
 // for bit: a position's keys and values depend only on the rows up to it, and every kernel of
 // the prefill gives each row the same result whatever the rows beside it (docs/batching.md).
-// The voice part of each kept prompt is also copied out (runtime/voice_prefixes.hpp), for a
-// request whose voice's cache has since gone to another voice.
+// The voice part of each prompt is also copied out once it has run (runtime/voice_prefixes.hpp),
+// for a request whose voice's cache has gone to another voice or is still in use.
 #pragma once
 
 #include <memory>
@@ -53,17 +53,21 @@ class RequestMemoryPool {
     // the one whose prompt shares the most leading rows with `prompt` (given, and reuse on),
     // then the smallest; else a new one (which may throw Error, see KvCache), and then the
     // largest kept one of that shape is freed. Of each stack shape the pool keeps the largest
-    // `max_requests` caches. When a kept voice shares more rows with `prompt` than the cache
-    // does, its keys and values are copied in. The taken cache's length is its reused
-    // positions: at most prompt->length - 1 (the last prompt position runs, for its logits).
+    // `max_requests` caches. The taken cache's length is its reused positions: at most
+    // prompt->length - 1 (the last prompt position runs, for its logits).
     TakenCache take_cache(const DecoderStack& stack, int64_t capacity,
                           const Prompt* prompt = nullptr);
     // `prompt_rows` [n, hidden]: the rows of the prompt whose keys and values `cache` holds from
-    // position 0 (only those below kKeptPositions are remembered; empty: none), of which the
-    // first `voice_positions` are its voice's (Prompt::voice_positions), copied out.
-    void keep_cache(KvCache cache, std::vector<float> prompt_rows = {}, int64_t hidden = 0,
-                    int64_t voice_positions = 0);
-    const VoicePrefixes& voices() const { return voices_; }
+    // position 0 (only those below kKeptPositions are remembered; empty: none).
+    void keep_cache(KvCache cache, std::vector<float> prompt_rows = {}, int64_t hidden = 0);
+
+    // The voice part of `prompt` (Prompt::voice_positions), whose first `run` positions
+    // `cache` holds, copied out for later requests (reuse on).
+    void remember_voice(const Prompt& prompt, int64_t run, const KvCache& cache);
+    // When a copied voice shares more leading rows with `prompt` than the `reused` positions
+    // `cache` holds already, copies it in (VoicePrefixes::restore); the positions `cache` now
+    // holds (`reused` when none is copied).
+    int64_t restore_voice(const Prompt& prompt, int64_t reused, KvCache& cache);
 
     // A codec stream at its start: a kept one of this decoder and chunk size, else a new one.
     std::unique_ptr<CodecStream> take_codec_stream(const CodecDecoder& codec, int max_chunk_frames);

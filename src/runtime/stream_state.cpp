@@ -55,6 +55,7 @@ StreamState::StreamState(const TtsModel& model, Prompt prompt_, const Generation
         const DecoderStack& stack = model.talker().stack();
         const int64_t capacity = prompt.length + max_tokens;
         if (memory) {
+            pool = memory;
             TakenCache taken = memory->take_cache(stack, capacity, &prompt);
             talker_cache = std::move(taken.cache);
             prefilled = stats.reused_positions = taken.reused_positions;
@@ -80,8 +81,7 @@ void StreamState::release_memory(RequestMemoryPool& memory) {
     // The keys and values of the prompt positions run so far, for a later prompt that begins
     // the same way (RequestMemoryPool). This state is done with its prompt.
     prompt.embeds.resize(size_t(std::min(prefilled, prompt.length) * prompt.hidden));
-    memory.keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden,
-                      prompt.voice_positions);
+    memory.keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden);
     memory.keep_cache(std::move(predictor_cache));
 }
 

@@ -84,6 +84,9 @@ struct StreamState {
     std::exception_ptr error;  // why the request ended early, if it failed
 
     KvCache talker_cache, predictor_cache;
+    // Where the caches came from: its copies of voices serve the prompt's first step, and take
+    // its voice once it has run (prefill_step). Null without a pool.
+    RequestMemoryPool* pool = nullptr;
     Sampler sampler;
     std::vector<float> past_hidden;  // [H] the talker's last hidden state
     std::vector<int32_t> frame;      // [16] the last frame

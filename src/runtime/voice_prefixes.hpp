@@ -1,11 +1,11 @@
 // The keys and values of the voice part of recent prompts (Prompt::voice_positions: the
-// positions before the text), copied out of the talker caches of ended requests. A request in
-// a voice heard lately then starts after that part even when the cache that held it has gone to
-// a request in another voice: a dialogue of several voices on one Synthesizer, a server's
-// voices taking turns. Copies of what the prompt's rows give, so bit for bit the keys and
-// values a prefill would write (docs/batching.md, "Prompt reuse"). The least recently used go
-// first when the bytes exceed the budget (a 0.6B or 1.7B talker voice of 9-30 positions takes
-// 2-7 MB).
+// positions before the text), copied out of a request's talker cache once its prompt has run.
+// A request in a voice heard lately then starts after that part even when the cache that held
+// it has gone to a request in another voice, or is still generating: a dialogue of several
+// voices on one Synthesizer, a server's voices taking turns, a burst of requests in one voice.
+// Copies of what the prompt's rows give, so bit for bit the keys and values a prefill would write
+// (docs/batching.md, "Prompt reuse"). The least recently used go first when the bytes exceed the
+// budget (a 0.6B or 1.7B talker voice of 9-30 positions takes 2-7 MB).
 #pragma once
 
 #include <cstddef>

@@ -227,6 +227,28 @@ TEST(Scheduler, ARequestOnTheMemoryOfEndedOnesEqualsItsFirstRun) {
     EXPECT_EQ(vivian_reused.audio, vivian_first.audio);
 }
 
+// Requests in one voice submitted together: each prefilled after the first starts from the
+// voice the first one's prompt left (the copies of voices, looked up at a request's first
+// prefill chunk), with the codes and audio of its solo run.
+TEST(Scheduler, ABurstInOneVoiceReusesTheFirstRequestsVoice) {
+    const Model model = load("tiny-custom_voice");
+    std::vector<Case> cases;
+    const std::vector<std::string> texts = {kHello, kFox, "Good morning to all of you."};
+    for (size_t i = 0; i < texts.size(); ++i) {
+        cases.push_back(sampled(model, texts[i], 41 + i, 6));
+        cases.back().options.speaker = "Ryan";
+    }
+    const std::vector<Outcome> batch = run_batch(model, cases, {0, 0, 0});
+    // 3 role tokens + 4 codec control ids (English) + speaker + codec pad (spec talker.md §4.2).
+    const std::vector<int64_t> want_reused = {0, 9, 9};
+    for (size_t i = 0; i < cases.size(); ++i) {
+        EXPECT_EQ(batch[i].result.report.generation.reused_positions, want_reused[i]) << i;
+        const Outcome want = solo(model, cases[i]);
+        EXPECT_EQ(batch[i].codes, want.codes) << i;
+        EXPECT_EQ(batch[i].audio, want.audio) << i;
+    }
+}
+
 TEST(Scheduler, VoiceDesignSampledBatchEqualsSoloRuns) {
     const Model model = load("tiny-voice_design");
     std::vector<Case> cases;
