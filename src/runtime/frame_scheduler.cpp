@@ -297,7 +297,7 @@ bool FrameScheduler::start_next_segment(Job& job) {
         // Incremental text: the next segment's prompt is made as its text comes (start()).
         if (e.segments->finished() && e.segment + 1 >= e.segments->segments()) return false;
         const GenerationStats ended = e.state->stats;
-        e.state->release_memory(*memory_);
+        e.state->release_memory();
         e.state.reset();
         e.earlier += ended;
         ++e.segment;
@@ -312,7 +312,7 @@ bool FrameScheduler::start_next_segment(Job& job) {
     // Its caches go to the next segment. Should that one's state not be made (no memory), the
     // ended state stays, without caches, to carry the error and the stats.
     const GenerationStats ended = e.state->stats;
-    e.state->release_memory(*memory_);
+    e.state->release_memory();
     begin_generation(job, std::move(prompt), spec.params.segment(e.segment + 1));
     e.earlier += ended;
     ++e.segment;
@@ -337,7 +337,7 @@ void FrameScheduler::finish(Job& job, JobResult::Status status, std::exception_p
     }
     r.total_ms = ms_between(job.submitted_, std::chrono::steady_clock::now());
     // The KV caches and the codec stream go to the next requests.
-    if (e.state) e.state->release_memory(*memory_);
+    if (e.state) e.state->release_memory();
     if (e.audio) e.audio->release_memory(*memory_);
     e.state.reset();
     e.audio.reset();

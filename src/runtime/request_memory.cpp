@@ -53,8 +53,8 @@ TakenCache RequestMemoryPool::take_cache(const DecoderStack& stack, int64_t capa
 
 void RequestMemoryPool::remember_voice(const Prompt& prompt, int64_t run, const KvCache& cache) {
     if (!reuse_prompts_) return;
-    const int64_t n = std::min({prompt.voice_positions, run, prompt.length, kKeptPositions});
-    voices_.remember(prompt.embeds.data(), n, prompt.hidden, cache);
+    voices_.remember(prompt.embeds.data(), std::min(prompt.voice_positions, run), prompt.hidden,
+                     cache);
 }
 
 int64_t RequestMemoryPool::restore_voice(const Prompt& prompt, int64_t reused, KvCache& cache) {

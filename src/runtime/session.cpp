@@ -26,7 +26,7 @@ std::vector<int32_t> Session::generate(const Prompt& prompt, const GenerationPar
     while (st.prefilling()) prefill_step(exec_, *model_, st, scratch_);
     StreamState* one[1] = {&st};
     while (!st.finished) decode_step(exec_, *model_, one, 1, scratch_);
-    st.release_memory(*memory_);
+    st.release_memory();
     if (st.error) std::rethrow_exception(st.error);
     if (stats) *stats = st.stats;
     return std::move(st.codes);

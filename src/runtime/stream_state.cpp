@@ -77,12 +77,13 @@ StreamState::StreamState(const TtsModel& model, Prompt prompt_, const Generation
     stats.prompt_positions = prompt.length;
 }
 
-void StreamState::release_memory(RequestMemoryPool& memory) {
+void StreamState::release_memory() {
+    if (!pool) return;
     // The keys and values of the prompt positions run so far, for a later prompt that begins
     // the same way (RequestMemoryPool). This state is done with its prompt.
     prompt.embeds.resize(size_t(std::min(prefilled, prompt.length) * prompt.hidden));
-    memory.keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden);
-    memory.keep_cache(std::move(predictor_cache));
+    pool->keep_cache(std::move(talker_cache), std::move(prompt.embeds), prompt.hidden);
+    pool->keep_cache(std::move(predictor_cache));
 }
 
 void StreamState::fail() {

@@ -64,9 +64,9 @@ struct StreamState {
     // `memory` when given (give them back with release_memory).
     StreamState(const TtsModel& model, Prompt prompt, const GenerationParams& params,
                 GenerationHooks hooks = {}, RequestMemoryPool* memory = nullptr);
-    // Hands the KV caches and the prompt's rows to `memory` for the next request (this state
-    // is done with them).
-    void release_memory(RequestMemoryPool& memory);
+    // Hands the KV caches and the prompt's rows back to the pool they came from, for the next
+    // request (this state is done with them); nothing without a pool.
+    void release_memory();
 
     Prompt prompt;
     GenerationParams params;
