@@ -15,6 +15,47 @@ using cpu::Isa;
 
 constexpr int kRowBlock = 4;
 
+// A share of the 64-byte lines of a tile's rows `ahead` bytes further on, asked for while the
+// tile computes.
+struct RowPrefetch {
+    size_t ahead = 0;   // bytes from a tile row to the row asked for; 0: no prefetch
+    int64_t first = 0;  // the share: lines [first, first + count) of each row
+    int64_t count = 0;
+};
+
+// Issues a RowPrefetch over a tile's `steps` k steps, evenly: line l of the share at step
+// floor(l · steps / count), counted with a running remainder.
+template <int NR>
+class RowPrefetcher {
+  public:
+    RowPrefetcher(RowPrefetch p, int64_t steps)
+        : p_(p), steps_(steps), line_(p.ahead + size_t(p.first) * 64) {}
+    void step(const uint8_t* const* rows) {
+        if (!p_.ahead) return;
+        for (due_ += p_.count; due_ >= steps_; due_ -= steps_, line_ += 64) {
+#pragma GCC unroll 8
+            for (int j = 0; j < NR; ++j)
+                _mm_prefetch(reinterpret_cast<const char*>(rows[j]) + line_, _MM_HINT_T0);
+        }
+    }
+
+  private:
+    RowPrefetch p_;
+    int64_t steps_;
+    size_t line_;
+    int64_t due_ = 0;
+};
+
+// Pass p of `passes` over the same rows (tiles of several inputs) asks for its share of the
+// next rows' lines, the p-th of `passes` equal parts, so that memory is busy through every
+// pass; a single pass asks for none.
+inline RowPrefetch next_rows_share(size_t row_bytes, int64_t p, int64_t passes) {
+    if (passes < 2) return {};
+    const int64_t lines = int64_t((row_bytes + 63) / 64);
+    const int64_t first = lines * p / passes;
+    return {row_bytes, first, lines * (p + 1) / passes - first};
+}
+
 // ---- AVX-512: 16 weights per step ----------------------------------------------------------
 
 struct Avx512Bf16 {
@@ -45,14 +86,14 @@ struct Avx512F32 {
 // depend on NR, NX, n or the thread split (batch invariance), and equals the one-row loop's bit for
 // bit.
 //
-// `prefetch` (bytes, 0 for none) asks for the same columns of the rows that far ahead: the
-// next block's rows, while this one computes (the wide tiles: the hardware prefetchers ramp up
-// too slowly on short adjacent row streams of 2-6 KiB; measured single-thread on a 64 MiB bf16
-// matrix, 4-row tiles went from 20 to 29 GB/s at n = 1 and from 60 to 107 GFLOP/s at n = 8).
+// `prefetch` asks for a share of the lines of the rows `ahead` bytes further on (the next
+// block's rows, RowPrefetch): the hardware prefetchers ramp up too slowly on short row streams
+// of 2-6 KiB (measured single-thread on a 64 MiB bf16 matrix, 4-row tiles went from 20 to 29
+// GB/s at n = 1 and from 60 to 107 GFLOP/s at n = 8).
 template <typename Load, int NR, int NX>
 QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_t* w,
                                         size_t row_bytes, const float* bias, float* y, int64_t out,
-                                        int64_t r, int64_t i0, size_t prefetch,
+                                        int64_t r, int64_t i0, RowPrefetch prefetch,
                                         int64_t row_step = 1) {
     const uint8_t* wr[NR];
 #pragma GCC unroll 8
@@ -62,14 +103,9 @@ QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_setzero_ps();
+    RowPrefetcher<NR> prefetcher(prefetch, in / 16);
     for (int64_t k = 0; k < in; k += 16) {
-        // One prefetch per 64-byte line of each row.
-        if (prefetch && (k * Load::kBytes) % 64 == 0) {
-#pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j)
-                _mm_prefetch(reinterpret_cast<const char*>(wr[j]) + k * Load::kBytes + prefetch,
-                             _MM_HINT_T0);
-        }
+        prefetcher.step(wr);
         __m512 wv[NR];
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) wv[j] = Load::load(wr[j], k);
@@ -92,24 +128,37 @@ QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_
         }
 }
 
+// The passes of tiles_of_four_rows over inputs i .. n-1: tiles of 4, then of 2, then 1.
+inline int64_t four_row_passes(int64_t inputs) {
+    return inputs / 4 + (inputs % 4) / 2 + inputs % 2;
+}
+
 // Weight rows r, r + row_step, r + 2 row_step, r + 3 row_step against input rows i .. n-1 in
-// register tiles of 4, 2, 1 (up to 16 accumulators); the later tiles find the rows in cache,
-// and ask for the next four rows (r + 1, ...) meanwhile: they make no misses of their own, so
-// the hardware prefetchers would leave memory idle while they compute. Zen 4, 2 threads,
-// `bench_linear --shapes --n 8`, bf16, three rounds: q 0.6B 222-259 -> 202-215 us, gate 0.6B
-// 330-365 -> 291-324, lm_head 231-263 -> 191-223, q 1.7B 429-488 -> 388-508; n = 1, 2, 4 (one
-// pass) unchanged.
+// register tiles of 4, 2, 1 (up to 16 accumulators): the first pass reads the rows from
+// memory, the later ones from cache. Every pass asks for its share of the next four rows
+// (r + 1, ...) while it computes: the later passes make no misses of their own, so the hardware
+// prefetchers would leave memory idle while they compute, and the whole next rows asked for by
+// the later passes alone (the layout before) crowded L1 where a pass's inputs fill it (2048 or
+// more columns: four inputs are 32 KiB). Zen 4, 2 threads, weights from memory, the two
+// schedules alternating in one process, n = 8: 1024 x 2048 (rows x columns) 237 -> 192 us, 1024 x
+// 3072 334 -> 278 us, 3072 x 1024 318 -> 300 us, 2048 x 1024 199 -> 194 us; n = 16: 1024 x 3072
+// 555 -> 501 us, 2048 x 1024 369 -> 360 us. One pass (n <= 4) asks for nothing: there the
+// prefetches cost 5-15 %.
 template <typename Load>
 QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t* w,
                                         size_t row_bytes, int64_t in, const float* bias, float* y,
                                         int64_t out, int64_t r, int64_t i, int64_t row_step) {
-    size_t next = 0;  // the first tile reads the rows from memory: no prefetch beside it
-    for (; i + 4 <= n; i += 4, next = row_bytes)
-        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i, next, row_step);
-    for (; i + 2 <= n; i += 2, next = row_bytes)
-        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, next, row_step);
-    for (; i < n; ++i, next = row_bytes)
-        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, next, row_step);
+    const int64_t passes = four_row_passes(n - i);
+    int64_t p = 0;
+    for (; i + 4 <= n; i += 4, ++p)
+        tile_avx512<Load, kRowBlock, 4>(x, in, w, row_bytes, bias, y, out, r, i,
+                                        next_rows_share(row_bytes, p, passes), row_step);
+    for (; i + 2 <= n; i += 2, ++p)
+        tile_avx512<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i,
+                                        next_rows_share(row_bytes, p, passes), row_step);
+    for (; i < n; ++i, ++p)
+        tile_avx512<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i,
+                                        next_rows_share(row_bytes, p, passes), row_step);
 }
 
 // From 12 input rows on (16 streams, prefill), eight of them go through tiles of 3 weight
@@ -150,9 +199,12 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
     int64_t r = r0;
     if (n >= kWideMinN && wide_tiles_fit(in)) {
         for (; r + kWideBlock <= r1; r += kWideBlock) {
-            size_t prefetch = r + 2 * kWideBlock <= r1 ? kWideBlock * row_bytes : 0;
+            // The first pass asks for all of the next block's rows.
+            RowPrefetch prefetch;
+            if (r + 2 * kWideBlock <= r1)
+                prefetch = {kWideBlock * row_bytes, 0, int64_t((row_bytes + 63) / 64)};
             int64_t i = 0;
-            for (; i + kWideInputs <= n; i += kWideInputs, prefetch = 0)
+            for (; i + kWideInputs <= n; i += kWideInputs, prefetch = {})
                 for (int64_t j = 0; j < kWideBlock; j += kWideRows)
                     tile_avx512<Load, kWideRows, kWideInputs>(x, in, w, row_bytes, bias, y, out,
                                                               r + j, i, prefetch);
@@ -166,7 +218,7 @@ QWEN3TTS_AVX512 void rows_avx512(const float* x, int64_t n, const uint8_t* w, si
     r += (kRowBlock - 1) * quarter;
     for (; r < r1; ++r)
         for (int64_t i = 0; i < n; ++i)
-            tile_avx512<Load, 1, 1>(x, in, w, row_bytes, bias, y, out, r, i, 0);
+            tile_avx512<Load, 1, 1>(x, in, w, row_bytes, bias, y, out, r, i, {});
 }
 
 // ---- AVX512_BF16 on raw weights, bf16 inputs (opt-in) ------------------------------------
@@ -269,7 +321,7 @@ struct Avx2F32 {
 template <typename Load, int NR, int NX>
 QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w, size_t row_bytes,
                                     const float* bias, float* y, int64_t out, int64_t r, int64_t i0,
-                                    int64_t row_step, size_t prefetch = 0) {
+                                    int64_t row_step, RowPrefetch prefetch = {}) {
     const uint8_t* wr[NR];
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) wr[j] = w + size_t(r + j * row_step) * row_bytes;
@@ -278,13 +330,9 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
     for (int c = 0; c < NX; ++c)
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm256_setzero_ps();
+    RowPrefetcher<NR> prefetcher(prefetch, in / 8);
     for (int64_t k = 0; k < in; k += 8) {
-        if (prefetch && (k * Load::kBytes) % 64 == 0) {
-#pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j)
-                _mm_prefetch(reinterpret_cast<const char*>(wr[j]) + k * Load::kBytes + prefetch,
-                             _MM_HINT_T0);
-        }
+        prefetcher.step(wr);
         if constexpr (NX == 1) {
             const __m256 xv = _mm256_loadu_ps(x + i0 * in + k);
 #pragma GCC unroll 8
@@ -318,22 +366,25 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
 // adjacent rows against a loop whose accumulators went through memory: talker 54-57 -> 21-22,
 // code predictor 148-155 -> 52-56 ms per frame, prefill of 17 positions 768-799 -> 179-188 ms;
 // Zen 4, rows a quarter apart against adjacent 8-row tiles at n = 1: talker 33-35 -> 19-25,
-// code predictor 89-93 -> 48-64 ms per frame. The tiles after the first prefetch the next rows
-// (tiles_of_four_rows): `bench_linear --shapes --n 8`, QWEN3TTS_ISA=avx2, Zen 4, three rounds:
-// q 0.6B 267-278 -> 235-273 us, gate 0.6B 401-453 -> 356-390, lm_head 280-286 -> 244-250.
+// code predictor 89-93 -> 48-64 ms per frame. Each pass asks for its share of the next rows, as
+// in tiles_of_four_rows (QWEN3TTS_ISA=avx2, Zen 4, 2 threads, in one process against the later
+// passes asking for the whole next rows: n = 8, 1024 x 3072 (rows x columns) 405 -> 345 us,
+// 1024 x 2048 327 -> 285, 2048 x 1024 234 -> 229; n = 16, 1024 x 2048 501 -> 438).
 template <typename Load>
 QWEN3TTS_AVX2 void rows_avx2(const float* x, int64_t n, const uint8_t* w, size_t row_bytes,
                              int64_t in, const float* bias, float* y, int64_t out, int64_t r0,
                              int64_t r1) {
     int64_t r = r0;
     const int64_t quarter = (r1 - r) / kRowBlock;
+    const int64_t passes = n / 2 + n % 2;
     for (const int64_t end = r + quarter; r < end; ++r) {
-        int64_t i = 0;
-        size_t next = 0;  // as in tiles_of_four_rows
-        for (; i + 2 <= n; i += 2, next = row_bytes)
-            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter, next);
-        for (; i < n; ++i, next = row_bytes)
-            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter, next);
+        int64_t i = 0, p = 0;
+        for (; i + 2 <= n; i += 2, ++p)
+            tile_avx2<Load, kRowBlock, 2>(x, in, w, row_bytes, bias, y, out, r, i, quarter,
+                                          next_rows_share(row_bytes, p, passes));
+        for (; i < n; ++i, ++p)
+            tile_avx2<Load, kRowBlock, 1>(x, in, w, row_bytes, bias, y, out, r, i, quarter,
+                                          next_rows_share(row_bytes, p, passes));
     }
     r += (kRowBlock - 1) * quarter;
     for (; r < r1; ++r)
