@@ -140,9 +140,9 @@ inline int64_t four_row_passes(int64_t inputs) {
 // prefetchers would leave memory idle while they compute, and the whole next rows asked for by
 // the later passes alone (the layout before) crowded L1 where a pass's inputs fill it (2048 or
 // more columns: four inputs are 32 KiB). Zen 4, 2 threads, weights from memory, the two
-// schedules alternating in one process, n = 8: 1024 x 2048 (rows x columns) 237 -> 192 us, 1024 x
-// 3072 334 -> 278 us, 3072 x 1024 318 -> 300 us, 2048 x 1024 199 -> 194 us; n = 16: 1024 x 3072
-// 555 -> 501 us, 2048 x 1024 369 -> 360 us. One pass (n <= 4) asks for nothing: there the
+// schedules alternating in one process, n = 8: 1024 x 2048 (rows x columns) 223 -> 189 us, 1024 x
+// 3072 323 -> 277 us, 3072 x 1024 300 -> 296 us, 2048 x 1024 198 -> 197 us; n = 16: 1024 x 3072
+// 549 -> 497 us, 2048 x 1024 345 -> 342 us. One pass (n <= 4) asks for nothing: there the
 // prefetches cost 5-15 %.
 template <typename Load>
 QWEN3TTS_AVX512 void tiles_of_four_rows(const float* x, int64_t n, const uint8_t* w,
