@@ -59,7 +59,6 @@ inline RowPrefetch next_rows_share(size_t row_bytes, int64_t p, int64_t passes) 
 // ---- AVX-512: 16 weights per step ----------------------------------------------------------
 
 struct Avx512Bf16 {
-    static constexpr int64_t kBytes = 2;  // per weight
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
         const __m256i h = _mm256_loadu_si256(
             reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(p) + k));
@@ -67,14 +66,12 @@ struct Avx512Bf16 {
     }
 };
 struct Avx512F16 {
-    static constexpr int64_t kBytes = 2;
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(
             reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(p) + k)));
     }
 };
 struct Avx512F32 {
-    static constexpr int64_t kBytes = 4;
     QWEN3TTS_AVX512 static __m512 load(const void* p, int64_t k) {
         return _mm512_loadu_ps(static_cast<const float*>(p) + k);
     }
@@ -293,7 +290,6 @@ void rows_dpbf16(const uint16_t* xb, int64_t n, const TensorView& wt, const floa
 // ---- AVX2: 8 weights per step --------------------------------------------------------------
 
 struct Avx2Bf16 {
-    static constexpr int64_t kBytes = 2;  // per weight
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         const __m128i h =
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(p) + k));
@@ -301,14 +297,12 @@ struct Avx2Bf16 {
     }
 };
 struct Avx2F16 {
-    static constexpr int64_t kBytes = 2;
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         return _mm256_cvtph_ps(
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(p) + k)));
     }
 };
 struct Avx2F32 {
-    static constexpr int64_t kBytes = 4;
     QWEN3TTS_AVX2 static __m256 load(const void* p, int64_t k) {
         return _mm256_loadu_ps(static_cast<const float*>(p) + k);
     }
