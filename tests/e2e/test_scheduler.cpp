@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "qwen3tts/qwen3tts.hpp"
+#include "support/join_schedule.hpp"
 #include "support/test_support.hpp"
 
 namespace qwen3tts {
@@ -60,51 +61,26 @@ Outcome solo(const Model& model, const Case& c) {
     return o;
 }
 
-// Runs the cases on one Scheduler with codes and audio collected; case i > 0 is submitted from
-// a frame callback once the requests already running have made join_after[i] frames together
-// (or, when they all ended before that, once they have).
+// Runs the cases on one Scheduler with codes and audio collected, case i joining after
+// join_after[i] frames (testing::JoinSchedule).
 std::vector<Outcome> run_batch(const Model& model, const std::vector<Case>& cases,
                                const std::vector<int64_t>& join_after) {
     Scheduler scheduler(model, scheduler_options());
     std::vector<Outcome> out(cases.size());
-    std::vector<SpeechRequest> requests(cases.size());
-    std::mutex mu;  // guards submitted, frames and requests
-    size_t submitted = 0;
-    int64_t frames = 0;
-    std::function<void(size_t)> submit;
-    auto submit_due = [&] {
-        while (submitted < cases.size() && frames >= join_after[submitted]) submit(submitted++);
-    };
-    submit = [&](size_t i) {
+    testing::JoinSchedule schedule(join_after, [&](size_t i) {
         RequestCallbacks cb;
         cb.on_frame = [&, i](const int32_t* f) {
             out[i].codes.insert(out[i].codes.end(), f, f + 16);
-            const std::lock_guard<std::mutex> lk(mu);
-            ++frames;
-            submit_due();
+            schedule.frame();
             return true;
         };
         cb.on_audio = [&, i](const float* s, size_t n) {
             out[i].audio.insert(out[i].audio.end(), s, s + n);
             return true;
         };
-        requests[i] = scheduler.submit(cases[i].text, cases[i].options, std::move(cb));
-    };
-    {
-        const std::lock_guard<std::mutex> lk(mu);
-        submit_due();
-    }
-    for (;;) {
-        std::vector<SpeechRequest> running;
-        {
-            const std::lock_guard<std::mutex> lk(mu);
-            running.assign(requests.begin(), requests.begin() + long(submitted));
-        }
-        for (auto& r : running) r.wait();
-        const std::lock_guard<std::mutex> lk(mu);
-        if (submitted == cases.size()) break;
-        submit(submitted++);
-    }
+        return scheduler.submit(cases[i].text, cases[i].options, std::move(cb));
+    });
+    std::vector<SpeechRequest> requests = schedule.run();
     for (size_t i = 0; i < cases.size(); ++i) out[i].result = requests[i].wait();
     return out;
 }
