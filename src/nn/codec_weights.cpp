@@ -3,22 +3,24 @@
 #include <cstring>
 
 #include "core/error.hpp"
-#include "weights/safetensors.hpp"
 
 namespace qwen3tts {
 
 std::vector<float> load_f32(const WeightMap& weights, const std::string& name,
                             const std::vector<int64_t>& shape) {
     const TensorView& t = weights.get(name, shape);
-    if (t.dtype == DType::f32) {
-        std::vector<float> out(size_t(t.numel()));
-        std::memcpy(out.data(), t.data, out.size() * sizeof(float));
-        return out;
-    }
-    if (t.dtype != DType::bf16 && t.dtype != DType::f16)
+    if (t.dtype != DType::f32 && t.dtype != DType::bf16 && t.dtype != DType::f16)
         throw Error(ErrorCode::model, "tensor " + name + ": dtype " + dtype_name(t.dtype) +
                                           " is not a float type (F32/BF16/F16)");
-    return t.to_f32();
+    std::vector<float> out;
+    if (t.dtype == DType::f32) {
+        out.resize(size_t(t.numel()));
+        std::memcpy(out.data(), t.data, out.size() * sizeof(float));
+    } else {
+        out = t.to_f32();
+    }
+    weights.release_pages(t);
+    return out;
 }
 
 backend::ConvWeights load_linear(const WeightMap& weights, const std::string& name, int out, int in,
@@ -32,7 +34,10 @@ backend::ConvWeights load_stacked_linear(const WeightMap& weights,
     std::vector<const TensorView*> parts;
     for (size_t i = 0; i < names.size(); ++i)
         parts.push_back(&weights.get_float(names[i], {rows[i], in}));
-    return backend::prepare_stacked_linear(parts.data(), int(parts.size()), in, bias);
+    backend::ConvWeights packed =
+        backend::prepare_stacked_linear(parts.data(), int(parts.size()), in, bias);
+    for (const TensorView* t : parts) weights.release_pages(*t);
+    return packed;
 }
 
 }  // namespace qwen3tts

@@ -30,8 +30,9 @@ void save_history(const float* x, int64_t ldx, int64_t n_rows, int64_t n_hist, i
 void CausalConv1d::load(const WeightMap& weights, const std::string& prefix, int c_in, int c_out,
                         int kernel, int dilation) {
     const auto b = load_f32(weights, prefix + ".bias", {c_out});
-    w_ = backend::prepare_conv1d(weights.get_float(prefix + ".weight", {c_out, c_in, kernel}),
-                                 c_out, c_in, kernel, dilation, b.data());
+    w_ = load_packed(weights, prefix + ".weight", {c_out, c_in, kernel}, [&](const TensorView& t) {
+        return backend::prepare_conv1d(t, c_out, c_in, kernel, dilation, b.data());
+    });
 }
 
 void CausalConv1d::forward(float* x, int64_t ldx, int64_t n_rows, float* state, float* y,
@@ -95,9 +96,9 @@ void CausalConvTranspose1d::load(const WeightMap& weights, const std::string& pr
     c_out_ = c_out;
     kernel_ = kernel;
     stride_ = stride;
-    w_ = backend::prepare_conv_transpose1d(
-        weights.get_float(prefix + ".weight", {c_in, c_out, kernel}), c_in, c_out, kernel, stride,
-        b.data());
+    w_ = load_packed(weights, prefix + ".weight", {c_in, c_out, kernel}, [&](const TensorView& t) {
+        return backend::prepare_conv_transpose1d(t, c_in, c_out, kernel, stride, b.data());
+    });
 }
 
 double CausalConvTranspose1d::flops(int64_t n_in) const {

@@ -24,9 +24,10 @@ void MimiStridedConv1d::load(const WeightMap& weights, const std::string& prefix
     std::vector<float> b;
     if (bias) b = load_f32(weights, prefix + ".bias", {c_out});
     // Taps regrouped into blocks of stride input rows while packing (no widened copy).
-    w_ = backend::prepare_strided_conv1d(
-        weights.get_float(prefix + ".weight", {c_out, c_in, kernel}), c_out, c_in, kernel, stride,
-        bias ? b.data() : nullptr);
+    w_ = load_packed(weights, prefix + ".weight", {c_out, c_in, kernel}, [&](const TensorView& t) {
+        return backend::prepare_strided_conv1d(t, c_out, c_in, kernel, stride,
+                                               bias ? b.data() : nullptr);
+    });
 }
 
 void MimiStridedConv1d::init_state(float* state, const float* first_row, bool replicate) const {
