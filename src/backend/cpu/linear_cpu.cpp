@@ -1,5 +1,6 @@
 #include "backend/cpu/linear_cpu.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "backend/cpu/cpu_features.hpp"
@@ -23,27 +24,32 @@ struct RowPrefetch {
     int64_t count = 0;
 };
 
-// Issues a RowPrefetch over a tile's `steps` k steps, evenly: line l of the share at step
-// floor(l · steps / count), counted with a running remainder.
+// Issues a RowPrefetch over a tile's `steps` k steps, evenly: one line (of each row) at the start
+// of each chunk of chunk_steps() steps, so that the k loop runs chunk by chunk with no branch per
+// step (a running-remainder test per step cost 5 % in cache, its branch mispredicted).
 template <int NR>
 class RowPrefetcher {
   public:
     RowPrefetcher(RowPrefetch p, int64_t steps)
-        : p_(p), steps_(steps), line_(p.ahead + size_t(p.first) * 64) {}
-    void step(const uint8_t* const* rows) {
-        if (!p_.ahead) return;
-        for (due_ += p_.count; due_ >= steps_; due_ -= steps_, line_ += 64) {
+        : p_(p),
+          chunk_steps_(p.ahead && p.count > 0 ? std::max<int64_t>(1, steps / p.count) : steps),
+          line_(p.ahead + size_t(p.first) * 64) {}
+    int64_t chunk_steps() const { return chunk_steps_; }
+    // At the start of a chunk. There are at least count chunks.
+    void chunk(const uint8_t* const* rows) {
+        if (issued_ >= p_.count || !p_.ahead) return;
 #pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j)
-                _mm_prefetch(reinterpret_cast<const char*>(rows[j]) + line_, _MM_HINT_T0);
-        }
+        for (int j = 0; j < NR; ++j)
+            _mm_prefetch(reinterpret_cast<const char*>(rows[j]) + line_, _MM_HINT_T0);
+        line_ += 64;
+        ++issued_;
     }
 
   private:
     RowPrefetch p_;
-    int64_t steps_;
+    int64_t chunk_steps_;
     size_t line_;
-    int64_t due_ = 0;
+    int64_t issued_ = 0;
 };
 
 // Pass p of `passes` over the same rows (tiles of several inputs) asks for its share of the
@@ -101,19 +107,22 @@ QWEN3TTS_AVX512 inline void tile_avx512(const float* x, int64_t in, const uint8_
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_setzero_ps();
     RowPrefetcher<NR> prefetcher(prefetch, in / 16);
-    for (int64_t k = 0; k < in; k += 16) {
-        prefetcher.step(wr);
-        __m512 wv[NR];
+    const int64_t chunk = prefetcher.chunk_steps() * 16;
+    for (int64_t k0 = 0; k0 < in; k0 += chunk) {
+        prefetcher.chunk(wr);
+        for (int64_t k = k0, k1 = std::min(in, k0 + chunk); k < k1; k += 16) {
+            __m512 wv[NR];
 #pragma GCC unroll 8
-        for (int j = 0; j < NR; ++j) wv[j] = Load::load(wr[j], k);
+            for (int j = 0; j < NR; ++j) wv[j] = Load::load(wr[j], k);
 #pragma GCC unroll 8
-        for (int c = 0; c < NX; ++c) {
-            __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
-            // Keep xv in a register: left to itself GCC folds the load into each FMA, and a
-            // 3x8 tile then issues 27 loads per 24 FMAs instead of 11 (measured 2x slower).
-            __asm__("" : "+v"(xv));
+            for (int c = 0; c < NX; ++c) {
+                __m512 xv = _mm512_loadu_ps(x + (i0 + c) * in + k);
+                // Keep xv in a register: left to itself GCC folds the load into each FMA, and a
+                // 3x8 tile then issues 27 loads per 24 FMAs instead of 11 (measured 2x slower).
+                __asm__("" : "+v"(xv));
 #pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_fmadd_ps(wv[j], xv, acc[c][j]);
+                for (int j = 0; j < NR; ++j) acc[c][j] = _mm512_fmadd_ps(wv[j], xv, acc[c][j]);
+            }
         }
     }
 #pragma GCC unroll 8
@@ -325,23 +334,26 @@ QWEN3TTS_AVX2 inline void tile_avx2(const float* x, int64_t in, const uint8_t* w
 #pragma GCC unroll 8
         for (int j = 0; j < NR; ++j) acc[c][j] = _mm256_setzero_ps();
     RowPrefetcher<NR> prefetcher(prefetch, in / 8);
-    for (int64_t k = 0; k < in; k += 8) {
-        prefetcher.step(wr);
-        if constexpr (NX == 1) {
-            const __m256 xv = _mm256_loadu_ps(x + i0 * in + k);
+    const int64_t chunk = prefetcher.chunk_steps() * 8;
+    for (int64_t k0 = 0; k0 < in; k0 += chunk) {
+        prefetcher.chunk(wr);
+        for (int64_t k = k0, k1 = std::min(in, k0 + chunk); k < k1; k += 8) {
+            if constexpr (NX == 1) {
+                const __m256 xv = _mm256_loadu_ps(x + i0 * in + k);
 #pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j)
-                acc[0][j] = _mm256_fmadd_ps(Load::load(wr[j], k), xv, acc[0][j]);
-        } else {
-            __m256 wv[NR];
+                for (int j = 0; j < NR; ++j)
+                    acc[0][j] = _mm256_fmadd_ps(Load::load(wr[j], k), xv, acc[0][j]);
+            } else {
+                __m256 wv[NR];
 #pragma GCC unroll 8
-            for (int j = 0; j < NR; ++j) wv[j] = Load::load(wr[j], k);
+                for (int j = 0; j < NR; ++j) wv[j] = Load::load(wr[j], k);
 #pragma GCC unroll 8
-            for (int c = 0; c < NX; ++c) {
-                __m256 xv = _mm256_loadu_ps(x + (i0 + c) * in + k);
-                __asm__("" : "+x"(xv));  // one load per input row, as in tile_avx512
+                for (int c = 0; c < NX; ++c) {
+                    __m256 xv = _mm256_loadu_ps(x + (i0 + c) * in + k);
+                    __asm__("" : "+x"(xv));  // one load per input row, as in tile_avx512
 #pragma GCC unroll 8
-                for (int j = 0; j < NR; ++j) acc[c][j] = _mm256_fmadd_ps(wv[j], xv, acc[c][j]);
+                    for (int j = 0; j < NR; ++j) acc[c][j] = _mm256_fmadd_ps(wv[j], xv, acc[c][j]);
+                }
             }
         }
     }
