@@ -49,8 +49,9 @@ TEST(CodecWeights, LoadF32GivesTheMappedPagesBack) {
     const WeightMap mapped = WeightMap::open(path, "", LoadMode::mmap);
     const size_t before = resident_bytes();
     const std::vector<float> got = load_f32(mapped, "lin.weight", {16384, 1024});
-    // The f32 copy is 64 MiB; the 32 MiB read from the mapping must not stay beside it.
-    EXPECT_LT(resident_bytes(), before + 64 * kMiB + 8 * kMiB);
+    // The f32 copy is 64 MiB; the 32 MiB read from the mapping must not stay beside it (half of
+    // it is the margin: sanitizers' shadow memory, allocator slack).
+    EXPECT_LT(resident_bytes(), before + 64 * kMiB + 16 * kMiB);
     const WeightMap copy = WeightMap::open(path, "", LoadMode::copy);
     EXPECT_EQ(got, copy.get("lin.weight").to_f32());
 }
@@ -61,11 +62,11 @@ TEST(CodecWeights, APackedConvAndLinearGiveTheMappedPagesBack) {
     size_t before = resident_bytes();
     CausalConv1d conv;
     conv.load(mapped, "conv", 1024, 2048, 8, 1);
-    // Packed f32 panels: 64 MiB.
-    EXPECT_LT(resident_bytes(), before + 64 * kMiB + 8 * kMiB) << "conv";
+    // Packed f32 panels: 64 MiB (the margin as above).
+    EXPECT_LT(resident_bytes(), before + 64 * kMiB + 16 * kMiB) << "conv";
     before = resident_bytes();
     const backend::ConvWeights lin = load_linear(mapped, "lin.weight", 16384, 1024);
-    EXPECT_LT(resident_bytes(), before + 64 * kMiB + 8 * kMiB) << "linear";
+    EXPECT_LT(resident_bytes(), before + 64 * kMiB + 16 * kMiB) << "linear";
 
     // The same layers as from a private copy of the file.
     const WeightMap copy = WeightMap::open(path, "", LoadMode::copy);
