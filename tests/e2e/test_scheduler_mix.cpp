@@ -86,7 +86,7 @@ std::vector<MixOutcome> run_mix(const Model& model, const std::vector<MixCase>& 
 class SchedulerMix : public ::testing::TestWithParam<MixParam> {};
 
 TEST_P(SchedulerMix, EveryRequestEqualsItsSoloRun) {
-    const Model model = Model::load(testing::model_dir(GetParam().model));
+    const Model model = testing::load_mix_model(GetParam());
     const std::vector<MixCase> cases = testing::draw_mix(model, GetParam().seed, 16);
     const std::vector<MixOutcome> mix = run_mix(model, cases, GetParam().seed);
     int64_t reused = 0;
@@ -121,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(MixParam{"tiny-custom_voice", 1}, MixParam{"tiny-custom_voice", 2},
                       MixParam{"tiny-custom_voice", 3}, MixParam{"tiny-voice_design", 4},
                       MixParam{"tiny-voice_design", 5}, MixParam{"tiny-base", 6},
-                      MixParam{"tiny-base", 7}),
+                      MixParam{"tiny-base", 7}, MixParam{"tiny-custom_voice", 8, "talker=q4"},
+                      MixParam{"tiny-base", 9, "talker=q8"}),
     [](const ::testing::TestParamInfo<MixParam>& p) { return testing::mix_name(p.param); });
 
 }  // namespace

@@ -18,7 +18,7 @@ using testing::MixParam;
 class SynthesizerMix : public ::testing::TestWithParam<MixParam> {};
 
 TEST_P(SynthesizerMix, EveryCallEqualsItsSoloRun) {
-    const Model model = Model::load(testing::model_dir(GetParam().model));
+    const Model model = testing::load_mix_model(GetParam());
     const std::vector<MixCase> cases = testing::draw_mix(model, GetParam().seed, 16);
     Synthesizer synth(model, EngineOptions{2});
     int64_t reused = 0;
@@ -50,7 +50,8 @@ TEST_P(SynthesizerMix, EveryCallEqualsItsSoloRun) {
 INSTANTIATE_TEST_SUITE_P(
     Mixes, SynthesizerMix,
     ::testing::Values(MixParam{"tiny-custom_voice", 11}, MixParam{"tiny-custom_voice", 12},
-                      MixParam{"tiny-voice_design", 13}, MixParam{"tiny-base", 14}),
+                      MixParam{"tiny-voice_design", 13}, MixParam{"tiny-base", 14},
+                      MixParam{"tiny-voice_design", 15, "talker=q4"}),
     [](const ::testing::TestParamInfo<MixParam>& p) { return testing::mix_name(p.param); });
 
 }  // namespace

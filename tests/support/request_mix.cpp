@@ -1,6 +1,8 @@
 #include "support/request_mix.hpp"
 
+#include <cctype>
 #include <random>
+#include <stdexcept>
 
 #include "support/test_support.hpp"
 
@@ -55,13 +57,26 @@ class VoiceDraw {
 }  // namespace
 
 void PrintTo(const MixParam& m, std::ostream* os) {
-    *os << m.model << ", seed " << m.seed;
+    *os << m.model << ", seed " << m.seed << (m.quant.empty() ? "" : ", quant " + m.quant);
 }
 
 std::string mix_name(const MixParam& m) {
     const std::string prefix = "tiny-";
     const bool tiny = m.model.compare(0, prefix.size(), prefix) == 0;
-    return (tiny ? m.model.substr(prefix.size()) : m.model) + "_" + std::to_string(m.seed);
+    std::string name = (tiny ? m.model.substr(prefix.size()) : m.model) + "_" +
+                       std::to_string(m.seed) + (m.quant.empty() ? "" : "_" + m.quant);
+    for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return name;
+}
+
+Model load_mix_model(const MixParam& m) {
+    LoadOptions options;
+    if (!m.quant.empty()) options.quant = m.quant;
+    Model model = Model::load(model_dir(m.model), options);
+    if (!m.quant.empty() && model.info().quant == "bf16")
+        throw std::runtime_error(m.model + " loaded with quant " + m.quant + " is not quantized");
+    return model;
 }
 
 std::vector<MixCase> draw_mix(const Model& model, uint32_t seed, int count) {

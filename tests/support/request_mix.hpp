@@ -21,14 +21,17 @@ struct MixCase {
     int pieces = 0;          // > 0: its text given in that many pieces (streaming layout)
 };
 
-// A test's parameter: which checkpoint (tests/data/models) and seed.
+// A test's parameter: which checkpoint (tests/data/models), seed, and LoadOptions::quant.
 struct MixParam {
     std::string model;
     uint32_t seed;
+    std::string quant = "";  // "" (as stored) or e.g. "talker=q4"
 };
 void PrintTo(const MixParam& m, std::ostream* os);
-// "custom_voice_3" for tiny-custom_voice and seed 3.
+// "custom_voice_3" for tiny-custom_voice and seed 3 ("custom_voice_3_talker_q4" with a quant).
 std::string mix_name(const MixParam& m);
+// The checkpoint loaded as the parameter says.
+Model load_mix_model(const MixParam& m);
 
 // `count` cases drawn from `seed`; the same seed gives the same mix.
 std::vector<MixCase> draw_mix(const Model& model, uint32_t seed, int count);
