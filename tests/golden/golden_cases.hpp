@@ -2,11 +2,13 @@
 // "cases"), shared by the golden tests, and how to load their checkpoints and voices.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/prompt.hpp"
@@ -141,6 +143,18 @@ inline std::string case_name(const GoldenCase& c) {
     for (auto& ch : v)
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     return v;
+}
+
+// Test names of (case, kernel set) parameters: case_name + "_fast" or "_reference".
+inline std::string kernel_case_name(
+    const ::testing::TestParamInfo<std::tuple<GoldenCase, backend::KernelSet>>& info) {
+    return case_name(std::get<0>(info.param)) +
+           (std::get<1>(info.param) == backend::KernelSet::fast ? "_fast" : "_reference");
+}
+
+// Test names of the real-size cases (one variant): their tags.
+inline std::string tag_name(const ::testing::TestParamInfo<GoldenCase>& info) {
+    return info.param.tag;
 }
 
 }  // namespace qwen3tts::golden_cases

@@ -103,14 +103,11 @@ TEST_P(TinyPromptReuse, GivesTheCodesOfARunAlone) {
     run_case(std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, TinyPromptReuse,
-    ::testing::Combine(::testing::ValuesIn(tiny_cases()),
-                       ::testing::Values(backend::KernelSet::fast, backend::KernelSet::reference)),
-    [](const ::testing::TestParamInfo<TinyPromptReuse::ParamType>& param) {
-        return case_name(std::get<0>(param.param)) +
-               (std::get<1>(param.param) == backend::KernelSet::fast ? "_fast" : "_reference");
-    });
+INSTANTIATE_TEST_SUITE_P(Cases, TinyPromptReuse,
+                         ::testing::Combine(::testing::ValuesIn(tiny_cases()),
+                                            ::testing::Values(backend::KernelSet::fast,
+                                                              backend::KernelSet::reference)),
+                         kernel_case_name);
 
 class RealPromptReuse : public ::testing::TestWithParam<GoldenCase> {};
 
@@ -118,10 +115,7 @@ TEST_P(RealPromptReuse, GivesTheCodesOfARunAlone) {
     run_case(GetParam(), backend::KernelSet::fast);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, RealPromptReuse, ::testing::ValuesIn(real_cases()),
-                         [](const ::testing::TestParamInfo<GoldenCase>& param) {
-                             return param.param.tag;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, RealPromptReuse, ::testing::ValuesIn(real_cases()), tag_name);
 
 }  // namespace
 }  // namespace qwen3tts

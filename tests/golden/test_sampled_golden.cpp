@@ -206,11 +206,6 @@ TEST_P(SampledGolden, OfficialSampledCodesAreOnesWeCouldDraw) {
     run_case(std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
-std::string kernel_case_name(const ::testing::TestParamInfo<SampledGolden::ParamType>& info) {
-    return case_name(std::get<0>(info.param)) +
-           (std::get<1>(info.param) == backend::KernelSet::fast ? "_fast" : "_reference");
-}
-
 INSTANTIATE_TEST_SUITE_P(Cases, SampledGolden,
                          ::testing::Combine(::testing::ValuesIn(sampled_cases()),
                                             ::testing::Values(backend::KernelSet::fast,

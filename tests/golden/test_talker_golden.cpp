@@ -83,11 +83,6 @@ TEST_P(TinyGolden, MatchesOfficial) {
     run_case(std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
-std::string kernel_case_name(const ::testing::TestParamInfo<TinyGolden::ParamType>& info) {
-    return case_name(std::get<0>(info.param)) +
-           (std::get<1>(info.param) == backend::KernelSet::fast ? "_fast" : "_reference");
-}
-
 INSTANTIATE_TEST_SUITE_P(Cases, TinyGolden,
                          ::testing::Combine(::testing::ValuesIn(tiny_cases()),
                                             ::testing::Values(backend::KernelSet::fast,
@@ -100,10 +95,7 @@ TEST_P(RealGolden, MatchesOfficial) {
     run_case(GetParam(), backend::KernelSet::fast);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, RealGolden, ::testing::ValuesIn(real_cases()),
-                         [](const ::testing::TestParamInfo<GoldenCase>& param) {
-                             return param.param.tag;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, RealGolden, ::testing::ValuesIn(real_cases()), tag_name);
 
 }  // namespace
 }  // namespace qwen3tts
